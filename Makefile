@@ -1,0 +1,64 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# ebfq: one entry point. 'make help' lists the goals.
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+BOARD ?= virt
+PROFILE ?= none
+FLAVOUR ?= test
+
+# Kernel flavours: a base defconfig of the tree plus our fragments.
+BASE_DEFCONFIG := vexpress_defconfig
+FRAGMENTS_test := defconfigs/lean.config defconfigs/board-vexpress.config \
+		  defconfigs/board-virt.config defconfigs/test.config
+
+BUILD := $(CURDIR)/build
+KERNEL_OUT := $(BUILD)/kernel-$(FLAVOUR)
+ZIMAGE := $(KERNEL_OUT)/arch/arm/boot/zImage
+INITRD := $(BUILD)/rootfs/initramfs.cpio.gz
+
+# Elapsed times in progress lines count from the start of this make.
+export EBFQ_T0 := $(shell date +%s)
+export BUILD
+
+ifeq ($(filter $(FLAVOUR),$(patsubst FRAGMENTS_%,%,$(filter FRAGMENTS_%,$(.VARIABLES)))),)
+$(error unknown FLAVOUR '$(FLAVOUR)' (have: $(patsubst FRAGMENTS_%,%,$(filter FRAGMENTS_%,$(.VARIABLES)))))
+endif
+
+.PHONY: help deps kernel rootfs boot check demo clean
+
+help:
+	@echo "ebfq: a BFQ I/O scheduler for SD and eMMC boards, built and tested in QEMU"
+	@echo
+	@echo "  make demo      install what is missing, build, boot virt on the emmc"
+	@echo "                 profile and show every scheduler on every device"
+	@echo "  make check     the whole test suite on both boards (the CI command)"
+	@echo
+	@echo "  make deps      apt-get only what is missing, fetch the armhf userland"
+	@echo "  make kernel    build build/kernel-\$$FLAVOUR (FLAVOUR=$(FLAVOUR))"
+	@echo "  make rootfs    build the initramfs and the scratch disk template"
+	@echo "  make boot      interactive boot: BOARD=vexpress|virt PROFILE=$$(ls board-scripts/profiles | sed 's/.profile//' | paste -sd'|')"
+	@echo "  make clean     remove build/ outputs but keep the extracted tree and downloads"
+
+deps:
+	@scripts/deps.sh
+
+kernel: deps
+	@scripts/kernel.sh $(FLAVOUR) $(BASE_DEFCONFIG) $(FRAGMENTS_$(FLAVOUR))
+
+rootfs: deps kernel
+	@scripts/rootfs.sh
+
+boot: kernel rootfs
+	@scripts/boot.sh $(BOARD) $(PROFILE) $(ZIMAGE) $(INITRD) shell
+
+demo: kernel rootfs
+	@scripts/boot.sh virt emmc $(ZIMAGE) $(INITRD) demo
+
+check: kernel rootfs
+	@KERNEL=$(ZIMAGE) INITRD=$(INITRD) tests/run-host.sh
+
+clean:
+	rm -rf $(BUILD)/kernel-* $(BUILD)/rootfs $(BUILD)/logs $(BUILD)/armhf/stage $(BUILD)/armhf/root

@@ -1,0 +1,13 @@
+# sd-uhs: a fast UHS-I microSD card (U3, A2) on an SDHCI controller
+# (virt, sdhci-pci).
+#
+# Numbers: UHS Speed Class 3 guarantees 30 MB/s minimum sequential write;
+# the UHS-I SDR104 bus tops out at 104 MB/s, and good cards read ~90 MB/s.
+# Byte rates only, for the reason given in sd.profile. Note: QEMU's sdhci-pci
+# with its SD model reads ~19 MB/s unthrottled here, so under emulation the
+# read limit is QEMU's own; the write limit still shapes the writeback flood.
+PROFILE_DESC="UHS-I U3 microSD on sdhci-pci: 90 MB/s read, 30 MB/s write"
+PROFILE_BOARDS="virt"
+PROFILE_DRIVES="sd"
+READ_BPS=$((90 * 1000 * 1000))
+WRITE_BPS=$((30 * 1000 * 1000))

@@ -1,0 +1,13 @@
+# sd: a Class 10 / UHS Speed Class 1 microSD card in a board's only slot
+# (vexpress-a9, ARM PL181 MMCI: one command at a time, queue depth 1).
+#
+# Numbers: the SD Association's Speed Class 10 and U1 guarantee a minimum
+# sequential write of 10 MB/s; such cards typically read at ~20 MB/s.
+# Only byte rates are limited: QEMU's SD card model moves one 512-byte block
+# per request, so an IOPS limit would count blocks, not commands
+# (iops-total=100 gave 0.05 MB/s).
+PROFILE_DESC="Class 10 microSD on PL181: 20 MB/s read, 10 MB/s write, depth 1"
+PROFILE_BOARDS="vexpress"
+PROFILE_DRIVES="sd"
+READ_BPS=$((20 * 1000 * 1000))
+WRITE_BPS=$((10 * 1000 * 1000))

@@ -1,0 +1,142 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared by the board launchers (sourced, bash). A launcher sets BOARD,
+# BOARD_DRIVES (the disk names it takes) and defines board_args, which adds
+# the machine's own options to the qemu array; everything else is here so
+# the command line is written once.
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${BUILD:-$top/build}
+
+die() {
+	printf '%s: error: %s\n' "$(basename "$0")" "$*" >&2
+	exit 2
+}
+
+usage() {
+	cat <<USAGE
+usage: $(basename "$0") [options]
+Boot the $BOARD board in qemu-system-arm.
+  --kernel FILE     zImage (default: build/kernel-test/arch/arm/boot/zImage)
+  --initrd FILE     initramfs (default: build/rootfs/initramfs.cpio.gz)
+  --disk NAME=IMG   attach IMG as drive NAME (one of: $BOARD_DRIVES)
+  --profile NAME    device profile from board-scripts/profiles (default: none)
+  --append ARGS     extra kernel command line
+  --result FILE     file behind the virtio-serial port 'ebfq.result'
+  --log FILE        console log (default: build/logs/$BOARD-console.log)
+  --timeout SEC     hard limit on the whole boot (default: 1800)
+  --smp N --mem MB  vCPUs (default 1) and memory (default 512)
+  --interactive     console on this terminal (Ctrl-A X quits)
+  --print           print the qemu command line and exit
+USAGE
+}
+
+kernel=$BUILD/kernel-test/arch/arm/boot/zImage
+initrd=$BUILD/rootfs/initramfs.cpio.gz
+profile=none
+append=
+result=
+log=
+timeout=1800
+smp=1
+mem=512
+interactive=0
+print=0
+declare -A disks=()
+
+parse_args() {
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--kernel) kernel=${2:?}; shift ;;
+		--initrd) initrd=${2:?}; shift ;;
+		--dtb) dtb=${2:?}; shift ;;
+		--disk)
+			local name=${2%%=*} img=${2#*=}
+			[ "$name" != "$2" ] || die "--disk wants NAME=IMAGE, got '$2'"
+			case " $BOARD_DRIVES " in *" $name "*) ;; *)
+				die "$BOARD has no drive '$name' (drives: $BOARD_DRIVES)" ;;
+			esac
+			[ -f "$img" ] || die "disk image '$img' does not exist"
+			disks[$name]=$img
+			shift
+			;;
+		--profile) profile=${2:?}; shift ;;
+		--append) append=${2?}; shift ;;
+		--result) result=${2:?}; shift ;;
+		--log) log=${2:?}; shift ;;
+		--timeout) timeout=${2:?}; shift ;;
+		--smp) smp=${2:?}; shift ;;
+		--mem) mem=${2:?}; shift ;;
+		--interactive) interactive=1 ;;
+		--print) print=1 ;;
+		-h | --help) usage; exit 0 ;;
+		*) usage >&2; die "unknown option '$1'" ;;
+		esac
+		shift
+	done
+	[ -f "$kernel" ] || die "kernel '$kernel' does not exist (make kernel)"
+	[ -f "$initrd" ] || die "initramfs '$initrd' does not exist (make rootfs)"
+	case $timeout in '' | *[!0-9]*) die "--timeout wants seconds, got '$timeout'" ;; esac
+	load_profile "$profile"
+}
+
+# load_profile NAME: read board-scripts/profiles/NAME.profile into the
+# throttling options of the drives it names.
+load_profile() {
+	local f=$top/board-scripts/profiles/$1.profile
+	if [ ! -f "$f" ]; then
+		die "no device profile '$1' (have: $(cd "$top/board-scripts/profiles" && ls ./*.profile | sed 's|\./||; s|\.profile||' | tr '\n' ' '))"
+	fi
+	PROFILE_BOARDS= PROFILE_DRIVES= READ_BPS= WRITE_BPS= READ_IOPS= WRITE_IOPS= QUEUE_DEPTH=
+	# shellcheck disable=SC1090
+	. "$f"
+	case " $PROFILE_BOARDS " in *" $BOARD "*) ;; *)
+		die "profile '$1' is for ${PROFILE_BOARDS:-no board}, not $BOARD" ;;
+	esac
+}
+
+# drive_opts NAME: the -drive options of one disk, throttled when the
+# profile shapes that drive. cache=none keeps the host page cache from
+# hiding the device.
+drive_opts() {
+	local name=$1 o
+	o="if=none,id=$name,file=${disks[$name]},format=raw,cache=none,aio=threads"
+	case " $PROFILE_DRIVES " in *" $name "*)
+		[ -z "$READ_BPS" ] || o+=",throttling.bps-read=$READ_BPS"
+		[ -z "$WRITE_BPS" ] || o+=",throttling.bps-write=$WRITE_BPS"
+		[ -z "$READ_IOPS" ] || o+=",throttling.iops-read=$READ_IOPS"
+		[ -z "$WRITE_IOPS" ] || o+=",throttling.iops-write=$WRITE_IOPS"
+		;;
+	esac
+	printf '%s\n' "$o"
+}
+
+run_qemu() {
+	local cmdline="console=ttyAMA0 panic=-1 panic_on_warn=1 ${append}"
+	qemu=(qemu-system-arm -nodefaults -no-reboot -smp "$smp" -m "$mem"
+		-kernel "$kernel" -initrd "$initrd")
+	board_args
+	qemu+=(-append "$cmdline")
+	if [ -n "$result" ]; then
+		: >"$result"
+		qemu+=(-device virtio-serial-device
+			-chardev "file,id=result,path=$result"
+			-device "virtserialport,chardev=result,name=ebfq.result")
+	fi
+	if [ "$interactive" = 1 ]; then
+		qemu+=(-nographic -serial mon:stdio)
+	else
+		qemu+=(-display none -monitor none -serial stdio)
+	fi
+	if [ "$print" = 1 ]; then
+		printf '%q ' "${qemu[@]}"
+		echo
+		return 0
+	fi
+	if [ "$interactive" = 1 ]; then
+		exec "${qemu[@]}"
+	fi
+	log=${log:-$BUILD/logs/$BOARD-console.log}
+	mkdir -p "$(dirname "$log")"
+	# The hard timeout covers the whole boot; a hang ends as exit 124.
+	timeout -k 10 "$timeout" "${qemu[@]}" </dev/null >"$log" 2>&1
+}

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install, with apt-get, only what is missing on this Debian 12 host, then
+# fetch the armhf userland for the guest (scripts/armhf-userland.sh).
+# Run 'apt-get update' once on a new machine first; this script runs it
+# itself only when a package it needs is unknown to apt.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/scripts/lib.sh"
+
+# Host tools: the cross compiler and kernel build needs, QEMU, image tools.
+host_pkgs=(
+	bc binutils-arm-linux-gnueabihf bison ccache cpio e2fsprogs flex
+	gcc-arm-linux-gnueabihf kmod libelf-dev libssl-dev linux-source
+	make python3 qemu-system-arm u-boot-tools xz-utils
+)
+
+missing_pkgs() {
+	local p
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' ||
+			printf '%s\n' "$p"
+	done
+}
+
+sudo=
+[ "$(id -u)" -eq 0 ] || sudo=sudo
+
+mapfile -t need < <(missing_pkgs "${host_pkgs[@]}")
+if [ ${#need[@]} -gt 0 ]; then
+	progress deps "installing: ${need[*]}"
+	if ! apt-cache show "${need[@]}" >/dev/null 2>&1; then
+		progress deps "apt does not know some of them yet: apt-get update"
+		$sudo apt-get update -q
+	fi
+	$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${need[@]}"
+else
+	progress deps "host packages: all present"
+fi
+
+if ! dpkg --print-foreign-architectures | grep -qx armhf; then
+	progress deps "enabling the armhf architecture (multiarch) and updating apt's lists"
+	$sudo dpkg --add-architecture armhf
+	$sudo apt-get update -q
+elif ! apt-cache show fio:armhf >/dev/null 2>&1; then
+	progress deps "apt has no armhf lists yet: apt-get update"
+	$sudo apt-get update -q
+fi
+
+"$top/scripts/armhf-userland.sh"

@@ -1,0 +1,45 @@
+# SPDX-License-Identifier: GPL-2.0
+# Helpers shared by the host-side scripts (sourced, bash).
+
+top=${top:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+BUILD=${BUILD:-$top/build}
+# Elapsed time is counted from the start of the make goal when the Makefile
+# exports EBFQ_T0, else from the start of this script.
+EBFQ_T0=${EBFQ_T0:-$(date +%s)}
+export EBFQ_T0
+
+elapsed() {
+	local s=$(($(date +%s) - EBFQ_T0))
+	printf '%d:%02d' $((s / 60)) $((s % 60))
+}
+
+# progress STEP MESSAGE...: one line per step, with the elapsed time.
+progress() {
+	local step=$1
+	shift
+	printf '==> [%6s] %-8s %s\n' "$(elapsed)" "$step" "$*"
+}
+
+die() {
+	printf 'error: %s\n' "$*" >&2
+	exit 1
+}
+
+# Hash of the content of every file named (directories are walked), so a
+# stamp changes exactly when an input's content does.
+content_hash() {
+	find "$@" -type f 2>/dev/null | LC_ALL=C sort | while read -r f; do
+		printf '%s\n' "${f#"$top"/}"
+		cat "$f"
+	done | sha256sum | cut -d' ' -f1
+}
+
+linux_tarball() {
+	local t
+	t=$(ls /usr/src/linux-source-*.tar.xz 2>/dev/null | sort -V | tail -n 1)
+	[ -n "$t" ] || die "linux-source is not installed: run 'make deps'"
+	printf '%s\n' "$t"
+}
+
+KARCH=arm
+CROSS=arm-linux-gnueabihf-

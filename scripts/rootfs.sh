@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The guest's root: an initramfs (newc cpio, gzip) of the armhf userland
+# (build/armhf/root: busybox, fio and its libraries), rootfs-overlay/ and the
+# in-guest tests (tests/guest -> /usr/lib/ebfq/tests), plus the ext4 template
+# the scratch disks are copied from.
+#
+#   scripts/rootfs.sh [MODULES_DIR]
+#
+# The archive is written by the kernel's own usr/gen_init_cpio from a file
+# list, so every file is owned by root and /dev/console exists without
+# running as root or calling mknod.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/scripts/lib.sh"
+
+modules=${1:-}
+out=$BUILD/rootfs
+userland=$BUILD/armhf/root
+[ -x "$userland/usr/bin/fio" ] || die "no armhf userland in ${userland#"$top"/}: run 'make deps'"
+[ -z "$modules" ] || [ -d "$modules" ] || die "modules directory '$modules' does not exist"
+src=$BUILD/$(basename "$(linux_tarball)" .tar.xz)
+[ -f "$src/usr/gen_init_cpio.c" ] || die "no kernel tree in ${src#"$top"/}: run 'make kernel'"
+mkdir -p "$out"
+
+stamp=$(content_hash "$top/rootfs-overlay" "$top/tests/guest" "$BUILD/armhf/.stamp" \
+	${modules:+"$modules"} "$0" | sha256sum | cut -d' ' -f1)
+if [ -f "$out/initramfs.cpio.gz" ] && [ "$(cat "$out/.stamp" 2>/dev/null)" = "$stamp" ]; then
+	progress rootfs "up to date ($(du -h "$out/initramfs.cpio.gz" | cut -f1))"
+	exit 0
+fi
+
+gen=$out/gen_init_cpio
+if [ ! -x "$gen" ] || [ "$src/usr/gen_init_cpio.c" -nt "$gen" ]; then
+	cc -O2 -o "$gen" "$src/usr/gen_init_cpio.c"
+fi
+
+progress rootfs "staging userland, overlay and tests"
+stage=$out/stage
+rm -rf "$stage"
+mkdir -p "$stage/usr/lib/ebfq/tests" "$stage/etc"
+cp -a "$userland/." "$stage/"
+cp -a "$top/rootfs-overlay/." "$stage/"
+cp "$top"/tests/guest/*.sh "$stage/usr/lib/ebfq/tests/"
+cp "$BUILD/armhf/libdirs" "$stage/etc/ebfq-libdirs"
+[ -z "$modules" ] || cp -a "$modules/lib" "$stage/"
+
+# One gen_init_cpio line per entry; directories first (find's order).
+list=$out/initramfs.list
+{
+	echo "dir /dev 0755 0 0"
+	echo "nod /dev/console 0600 0 0 c 5 1"
+	echo "nod /dev/null 0666 0 0 c 1 3"
+	(cd "$stage" && find . -mindepth 1 -printf '%y %P %m %l\n') | while read -r type path mode link; do
+		case $type in
+		d) echo "dir /$path $mode 0 0" ;;
+		f) echo "file /$path $stage/$path $mode 0 0" ;;
+		l) echo "slink /$path $link 0777 0 0" ;;
+		*) die "unexpected file type '$type' of $path" ;;
+		esac
+	done
+} >"$list"
+
+progress rootfs "writing initramfs.cpio.gz ($(du -sh "$stage" | cut -f1) of files)"
+"$gen" "$list" >"$out/initramfs.cpio"
+gzip -1 -n -f -k "$out/initramfs.cpio"
+
+# The scratch disks start as an empty ext4 file system each boot.
+tmpl=$out/scratch-64M.ext4
+rm -f "$tmpl"
+truncate -s 64M "$tmpl"
+mkfs.ext4 -q -F -L scratch -E lazy_itable_init=0,nodiscard "$tmpl"
+
+printf '%s\n' "$stamp" >"$out/.stamp"
+progress rootfs "done: initramfs.cpio.gz $(du -h "$out/initramfs.cpio.gz" | cut -f1), uncompressed $(du -h "$out/initramfs.cpio" | cut -f1)"
