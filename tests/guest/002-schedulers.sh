@@ -10,7 +10,8 @@ run() {
 	want=$(kernel_schedulers | sort | tr '\n' ' ')
 	for dev in $(ebfq_devices); do
 		[ -e "/sys/block/$dev/queue/scheduler" ] || { not_ok "$dev: schedulers" "no such device"; continue; }
-		have=$(schedulers "$dev" | sort | tr '\n' ' ')
+		have=$(schedulers "$dev")
+		have=$(printf '%s\n' $have | sort | tr '\n' ' ')
 		if [ "$have" = "$want" ]; then
 			ok "$dev offers every built scheduler: $have"
 		else

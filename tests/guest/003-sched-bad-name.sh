@@ -3,9 +3,10 @@
 
 run() {
 	for dev in $(ebfq_devices); do
-		for cur in $(schedulers "$dev"); do
+		scheds=$(schedulers "$dev")
+		for cur in $scheds; do
 			set_sched "$dev" "$cur"
-			for bad in no-such-sched "" "mq-deadlinex" "$(printf 'bfq\001')"; do
+			for bad in no-such-sched "" mq-deadlinex bfq-- 'kyber none'; do
 				if echo "$bad" >"/sys/block/$dev/queue/scheduler" 2>/dev/null; then
 					# An empty write is a no-op the kernel accepts; it must
 					# still change nothing.

@@ -9,10 +9,11 @@ requires() {
 run() {
 	secs=${EBFQ_SWITCH_SECS:-8}
 	for dev in $(ebfq_devices); do
-		scheds=$(schedulers "$dev" | tr '\n' ' ')
+		scheds=$(schedulers "$dev")
+		scheds=$(echo $scheds)
 		orig=$(current_sched "$dev")
 		dmesg_clear
-		fio --name=switch --filename="/dev/$dev" --direct=1 --ioengine=libaio \
+		fio --name=switch --filename="/dev/$dev" --direct=1 --eta=never --ioengine=libaio \
 			--iodepth=4 --numjobs=2 --rw=randrw --bs=4k --size="$(size_for "$dev")" \
 			--time_based --runtime="$secs" --output=/tmp/fio-switch.log &
 		pid=$!

@@ -18,9 +18,16 @@ ebfq_devices() {
 	ebfq_cmdline ebfq_devs | tr ',' ' '
 }
 
-# schedulers DEV: every scheduler DEV offers, one a line.
+# schedulers DEV: every scheduler DEV offers, one a line; fails, saying
+# why, when DEV has no scheduler file or offers nothing. Call it in an
+# assignment (list=$(schedulers DEV)) so that 'set -e' sees a failure: in a
+# for loop's word list it would silently give no iterations.
 schedulers() {
-	tr -d '[]' <"/sys/block/$1/queue/scheduler" | tr ' ' '\n' | grep -v '^$'
+	f=/sys/block/$1/queue/scheduler
+	[ -r "$f" ] || { echo "schedulers: $1 has no $f" >&2; return 1; }
+	list=$(tr -d '[]' <"$f" | tr ' ' '\n' | grep -v '^$' || true)
+	[ -n "$list" ] || { echo "schedulers: $f lists nothing" >&2; return 1; }
+	printf '%s\n' "$list"
 }
 
 # current_sched DEV: the one in brackets.
@@ -69,4 +76,29 @@ size_for() {
 # msleep MS: busybox's usleep takes microseconds.
 msleep() {
 	usleep $(($1 * 1000))
+}
+
+# nullb_create NAME ATTR=VALUE...: a null_blk device made through configfs,
+# powered on; prints its block device name.
+nullb_create() {
+	d=/sys/kernel/config/nullb/$1
+	shift
+	mkdir "$d"
+	for kv in "$@"; do
+		echo "${kv#*=}" >"$d/${kv%%=*}"
+	done
+	echo 1 >"$d/power"
+	# 6.1 names a configfs device's disk after its directory; older
+	# kernels call it nullb<index>.
+	if [ -e "/sys/block/$(basename "$d")" ]; then
+		basename "$d"
+	else
+		echo "nullb$(cat "$d/index")"
+	fi
+}
+
+# nullb_remove NAME: power it off and remove it.
+nullb_remove() {
+	echo 0 >"/sys/kernel/config/nullb/$1/power"
+	rmdir "/sys/kernel/config/nullb/$1"
 }
