@@ -128,7 +128,10 @@ run_qemu() {
 		qemu+=(-display none -monitor none -serial stdio)
 	fi
 	if [ "$print" = 1 ]; then
-		printf '%q ' "${qemu[@]}"
+		local a
+		for a in "${qemu[@]}"; do
+			case $a in *[[:space:]]*) printf "'%s' " "$a" ;; *) printf '%s ' "$a" ;; esac
+		done
 		echo
 		return 0
 	fi

@@ -129,7 +129,7 @@ pid=$!
 while kill -0 "$pid" 2>/dev/null; do
 	sleep 30
 	kill -0 "$pid" 2>/dev/null || break
-	progress build "$(grep -c '^  CC' "$out/build.log") objects compiled so far"
+	progress build "$(grep -c '^  CC' "$out/build.log" || true) objects compiled so far"
 done
 wait "$pid"
 rc=$?

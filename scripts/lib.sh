@@ -1,6 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # Helpers shared by the host-side scripts (sourced, bash).
 
+# No script may stop without saying where: with set -e, a failing command
+# inside a substitution would otherwise end it silently.
+set -E
+trap 'printf "error: %s:%s: \"%s\" failed\n" "${BASH_SOURCE[0]##*/}" "$LINENO" "$BASH_COMMAND" >&2' ERR
+
 top=${top:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 BUILD=${BUILD:-$top/build}
 # Elapsed time is counted from the start of the make goal when the Makefile
@@ -25,10 +30,14 @@ die() {
 	exit 1
 }
 
-# Hash of the content of every file named (directories are walked), so a
-# stamp changes exactly when an input's content does.
+# Hash of the content of every file named (directories are walked; a path
+# that does not exist, such as an empty patches/ that git does not keep,
+# counts as empty), so a stamp changes exactly when an input's content does.
 content_hash() {
-	find "$@" -type f 2>/dev/null | LC_ALL=C sort | while read -r f; do
+	local p
+	for p in "$@"; do
+		[ ! -e "$p" ] || find "$p" -type f
+	done | LC_ALL=C sort | while read -r f; do
 		printf '%s\n' "${f#"$top"/}"
 		cat "$f"
 	done | sha256sum | cut -d' ' -f1
