@@ -17,7 +17,7 @@ FRAGMENTS_test := defconfigs/lean.config defconfigs/board-vexpress.config \
 BUILD := $(CURDIR)/build
 KERNEL_OUT := $(BUILD)/kernel-$(FLAVOUR)
 ZIMAGE := $(KERNEL_OUT)/arch/arm/boot/zImage
-INITRD := $(BUILD)/rootfs/initramfs.cpio.gz
+INITRD := $(BUILD)/rootfs/initramfs.cpio
 
 # Elapsed times in progress lines count from the start of this make.
 export EBFQ_T0 := $(shell date +%s)

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # Shared by the board launchers (sourced, bash). A launcher sets BOARD,
 # BOARD_DRIVES (the disk names it takes) and defines board_args, which adds
 # the machine's own options to the qemu array; everything else is here so
@@ -17,7 +18,7 @@ usage() {
 usage: $(basename "$0") [options]
 Boot the $BOARD board in qemu-system-arm.
   --kernel FILE     zImage (default: build/kernel-test/arch/arm/boot/zImage)
-  --initrd FILE     initramfs (default: build/rootfs/initramfs.cpio.gz)
+  --initrd FILE     initramfs (default: build/rootfs/initramfs.cpio)
   --disk NAME=IMG   attach IMG as drive NAME (one of: $BOARD_DRIVES)
   --profile NAME    device profile from board-scripts/profiles (default: none)
   --append ARGS     extra kernel command line
@@ -31,7 +32,7 @@ USAGE
 }
 
 kernel=$BUILD/kernel-test/arch/arm/boot/zImage
-initrd=$BUILD/rootfs/initramfs.cpio.gz
+initrd=$BUILD/rootfs/initramfs.cpio
 profile=none
 append=
 result=

@@ -9,11 +9,13 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/lib.sh"
 
-# Host tools: the cross compiler and kernel build needs, QEMU, image tools.
+# Host tools: the cross compiler and what a kernel build needs (gcc and
+# libc6-dev for its host programs and gen_init_cpio, git for the pristine
+# baseline), QEMU, and the image tools.
 host_pkgs=(
-	bc binutils-arm-linux-gnueabihf bison ccache cpio e2fsprogs flex
-	gcc-arm-linux-gnueabihf kmod libelf-dev libssl-dev linux-source
-	make python3 qemu-system-arm u-boot-tools xz-utils
+	bc binutils-arm-linux-gnueabihf bison ccache cpio e2fsprogs flex gcc
+	gcc-arm-linux-gnueabihf git kmod libc6-dev libelf-dev libssl-dev
+	linux-source make qemu-system-arm u-boot-tools xz-utils
 )
 
 missing_pkgs() {

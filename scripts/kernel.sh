@@ -113,6 +113,9 @@ kmake=(make -C "$src" O="$out" ARCH="$KARCH" CROSS_COMPILE="$CROSS"
 	-j"${JOBS:-$(nproc)}")
 if command -v ccache >/dev/null; then
 	kmake+=(CC="ccache ${CROSS}gcc")
+	# Paths under build/ are hashed relative to it, so a clone in another
+	# folder (CI's) reuses the objects this one compiled.
+	export CCACHE_BASEDIR=$BUILD
 fi
 mkdir -p "$out"
 progress config "$base + ${*##*/}"

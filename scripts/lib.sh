@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # Helpers shared by the host-side scripts (sourced, bash).
 
 # No script may stop without saying where: with set -e, a failing command

@@ -18,7 +18,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/lib.sh"
 
 kernel=${KERNEL:-$BUILD/kernel-test/arch/arm/boot/zImage}
-initrd=${INITRD:-$BUILD/rootfs/initramfs.cpio.gz}
+initrd=${INITRD:-$BUILD/rootfs/initramfs.cpio}
 template=$BUILD/rootfs/scratch-64M.ext4
 timeout=${TIMEOUT:-1500}
 boards=("$@")
