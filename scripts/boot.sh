@@ -16,21 +16,8 @@ board=$1 profile=$2 kernel=$3 initrd=$4 mode=$5
 	die "unknown profile '$profile' (have: $(ls "$top/board-scripts/profiles" | sed 's/\.profile$//' | tr '\n' ' '))"
 dir=$BUILD/logs/$mode-$board
 mkdir -p "$dir"
-tmpl=$BUILD/rootfs/scratch-64M.ext4
-case $board in
-vexpress)
-	cp --sparse=always "$tmpl" "$dir/sd.img"
-	disks=(--disk "sd=$dir/sd.img")
-	devs=mmcblk0,nullb0
-	;;
-virt)
-	cp --sparse=always "$tmpl" "$dir/sd.img"
-	cp --sparse=always "$tmpl" "$dir/vd.img"
-	disks=(--disk "vd=$dir/vd.img" --disk "sd=$dir/sd.img")
-	devs=vda,mmcblk0,nullb0
-	;;
-esac
-args=(--kernel "$kernel" --initrd "$initrd" --profile "$profile" "${disks[@]}")
+board_disks "$board" "$dir"
+args=(--kernel "$kernel" --initrd "$initrd" --profile "$profile" "${disk_args[@]}")
 boot_args="ebfq_board=$board ebfq_devs=$devs ebfq_profile=$profile"
 case $mode in
 shell)

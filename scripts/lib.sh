@@ -53,3 +53,21 @@ linux_tarball() {
 
 KARCH=arm
 CROSS=arm-linux-gnueabihf-
+
+# board_disks BOARD DIR: fresh scratch disks for BOARD in DIR (copies of the
+# ext4 template). Sets disk_args (the launcher's --disk options) and devs
+# (the devices the guest must find, for ebfq_devs=).
+board_disks() {
+	local b=$1 dir=$2 tmpl=$BUILD/rootfs/scratch-64M.ext4 d
+	[ -f "$tmpl" ] || die "missing $tmpl: run 'make rootfs'"
+	case $b in
+	vexpress) set -- sd; devs=mmcblk0,nullb0 ;;
+	virt) set -- vd sd; devs=vda,mmcblk0,nullb0 ;;
+	*) die "unknown board '$b' (vexpress, virt)" ;;
+	esac
+	disk_args=()
+	for d in "$@"; do
+		cp --sparse=always "$tmpl" "$dir/$d.img"
+		disk_args+=(--disk "$d=$dir/$d.img")
+	done
+}

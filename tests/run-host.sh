@@ -19,39 +19,18 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 
 kernel=${KERNEL:-$BUILD/kernel-test/arch/arm/boot/zImage}
 initrd=${INITRD:-$BUILD/rootfs/initramfs.cpio}
-template=$BUILD/rootfs/scratch-64M.ext4
 timeout=${TIMEOUT:-1500}
 boards=("$@")
 [ ${#boards[@]} -gt 0 ] || boards=(vexpress virt)
-for f in "$kernel" "$initrd" "$template"; do
+for f in "$kernel" "$initrd"; do
 	[ -f "$f" ] || die "missing $f: run 'make kernel rootfs'"
 done
-
-# board_setup BOARD: the launcher's disk options and the devices the guest
-# must find, for each board.
-board_setup() {
-	local b=$1 dir=$2
-	case $b in
-	vexpress)
-		cp --sparse=always "$template" "$dir/sd.img"
-		disk_args=(--disk "sd=$dir/sd.img")
-		devs=mmcblk0,nullb0
-		;;
-	virt)
-		cp --sparse=always "$template" "$dir/sd.img"
-		cp --sparse=always "$template" "$dir/vd.img"
-		disk_args=(--disk "vd=$dir/vd.img" --disk "sd=$dir/sd.img")
-		devs=vda,mmcblk0,nullb0
-		;;
-	*) die "unknown board '$b' (vexpress, virt)" ;;
-	esac
-}
 
 boot_board() {
 	local b=$1 dir=$BUILD/logs/check-$1 rc=0
 	rm -rf "$dir"
 	mkdir -p "$dir"
-	board_setup "$b" "$dir"
+	board_disks "$b" "$dir"
 	local start=$(date +%s)
 	"$top/board-scripts/$b" --kernel "$kernel" --initrd "$initrd" "${disk_args[@]}" \
 		--result "$dir/result.tap" --log "$dir/console.log" --timeout "$timeout" \
