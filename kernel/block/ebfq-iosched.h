@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ebfq: Budget Fair Queueing for blk-mq, written for SD and eMMC boards.
+ *
+ * Shared declarations of the scheduling engine (ebfq-wf2q.c), the blk-mq
+ * glue (ebfq-iosched.c) and the tunables (ebfq-sysfs.c).
+ */
+#ifndef _EBFQ_IOSCHED_H
+#define _EBFQ_IOSCHED_H
+
+#include <linux/blkdev.h>
+#include <linux/hrtimer.h>
+#include <linux/iocontext.h>
+#include <linux/ioprio.h>
+#include <linux/rbtree.h>
+
+#include "elevator.h"
+
+/*
+ * Virtual times are u64 multiples of (1 << EBFQ_VT_SHIFT) per sector of
+ * service at weight 1. They may wrap: compare them only with the helpers
+ * below, which look at the signed difference.
+ */
+#define EBFQ_VT_SHIFT		20
+
+static inline bool ebfq_vt_before(u64 a, u64 b)
+{
+	return (s64)(a - b) < 0;
+}
+
+static inline bool ebfq_vt_after(u64 a, u64 b)
+{
+	return (s64)(a - b) > 0;
+}
+
+static inline u64 ebfq_vt_min(u64 a, u64 b)
+{
+	return ebfq_vt_before(a, b) ? a : b;
+}
+
+static inline u64 ebfq_vt_max(u64 a, u64 b)
+{
+	return ebfq_vt_after(a, b) ? a : b;
+}
+
+/* Service classes, in the order they are served. */
+enum ebfq_class {
+	EBFQ_CLASS_RT,
+	EBFQ_CLASS_BE,
+	EBFQ_CLASS_IDLE,
+	EBFQ_NR_CLASSES,
+};
+
+/* Where an entity is; an entity is in exactly one of these places. */
+enum ebfq_where {
+	EBFQ_NOWHERE,		/* not known to the scheduler */
+	EBFQ_ACTIVE,		/* backlogged, on its service tree's active tree */
+	EBFQ_IN_SERVICE,	/* chosen; off the trees while it is served */
+	EBFQ_IDLE,		/* no work, timestamps kept on the idle tree */
+};
+
+struct ebfq_entity;
+
+/*
+ * What an entity's owner (a queue, a group, a test) does when the engine
+ * starts or stops knowing the entity. hold() is called when the entity
+ * leaves EBFQ_NOWHERE, forget() when it goes back there; forget() may free
+ * the entity, so the engine never touches it afterwards.
+ */
+struct ebfq_entity_ops {
+	void (*hold)(struct ebfq_entity *entity);
+	void (*forget)(struct ebfq_entity *entity);
+};
+
+/*
+ * One B-WF2Q+ service tree: the backlogged entities of one class of one
+ * scheduler, ordered by finish time, each node carrying the minimum start
+ * time of its subtree so that the eligible entity with the smallest finish
+ * is found in O(log n). Entities that went idle with a finish time in the
+ * future wait on the idle tree, ordered by finish time as well.
+ */
+struct ebfq_service_tree {
+	struct rb_root active;
+	struct rb_root_cached idle;
+	u64 vtime;			/* system virtual time V */
+	unsigned long wsum;		/* weights of active + in-service entities */
+	unsigned int nr_active;		/* entities on the active tree */
+};
+
+/*
+ * The scheduler of one level of the hierarchy: the root of a device, or
+ * (with cgroups) a group. A group entity points to the scheduler of its
+ * children through ebfq_entity.child_sd.
+ */
+struct ebfq_sched_data {
+	struct ebfq_service_tree tree[EBFQ_NR_CLASSES];
+	struct ebfq_entity *in_service;
+	struct ebfq_entity *owner;	/* group entity, NULL for the root */
+	u64 idle_class_served_ns;	/* last time the idle class was served */
+	u64 busy_class_served_ns;	/* ... and RT or BE, ns */
+};
+
+struct ebfq_entity {
+	struct rb_node node;		/* on the active or the idle tree */
+	u64 start;			/* virtual start time S */
+	u64 finish;			/* virtual finish time F */
+	u64 min_start;			/* smallest S in this subtree (active) */
+	unsigned long budget;		/* sectors this turn may receive */
+	unsigned long service;		/* sectors received (charged) this turn */
+	unsigned int weight;		/* weight the timestamps use */
+	unsigned int new_weight;	/* weight to use from the next turn */
+	u8 class_idx;			/* enum ebfq_class in use */
+	u8 new_class_idx;		/* class to use from the next turn */
+	u8 where;			/* enum ebfq_where */
+	struct ebfq_sched_data *sd;	/* the scheduler this entity is in */
+	struct ebfq_sched_data *child_sd; /* groups only: children's scheduler */
+	const struct ebfq_entity_ops *ops;
+};
+
+/* ebfq-wf2q.c: the engine, free of any block layer state. */
+void ebfq_sd_init(struct ebfq_sched_data *sd, struct ebfq_entity *owner);
+void ebfq_entity_init(struct ebfq_entity *entity, struct ebfq_sched_data *sd,
+		      const struct ebfq_entity_ops *ops, unsigned int weight,
+		      enum ebfq_class class_idx);
+void ebfq_entity_activate(struct ebfq_entity *entity);
+void ebfq_entity_deactivate(struct ebfq_entity *entity);
+struct ebfq_entity *ebfq_sd_select(struct ebfq_sched_data *sd, u64 now_ns);
+void ebfq_entity_charge(struct ebfq_entity *entity, unsigned long sectors,
+			u64 now_ns);
+u64 ebfq_sd_idle_class_delay(const struct ebfq_sched_data *sd, u64 now_ns);
+void ebfq_entity_expire(struct ebfq_entity *entity, bool backlogged);
+bool ebfq_sd_busy(const struct ebfq_sched_data *sd);
+void ebfq_sd_flush_idle(struct ebfq_sched_data *sd);
+u64 ebfq_vt_delta(unsigned long sectors, unsigned int weight);
+
+/*
+ * The idle class is served once RT and BE have been served by nobody for
+ * EBFQ_IDLE_CLASS_GRACE_NS: a reader between two requests is still busy.
+ * It is not starved for longer than EBFQ_IDLE_CLASS_WAIT_NS.
+ */
+#define EBFQ_IDLE_CLASS_GRACE_NS	(200 * NSEC_PER_MSEC)
+#define EBFQ_IDLE_CLASS_WAIT_NS		(2000 * NSEC_PER_MSEC)
+
+/* ------------------------------------------------------------------ */
+/* The blk-mq side.                                                    */
+
+/* Why the queue in service stopped being served. */
+enum ebfq_expire_reason {
+	EBFQ_EXP_BUDGET,	/* it received its whole budget */
+	EBFQ_EXP_TIMEOUT,	/* it held the device for timeout_{sync,async} */
+	EBFQ_EXP_TOO_IDLE,	/* idling for its next request was in vain */
+	EBFQ_EXP_EMPTY,		/* it ran dry and idling could not pay */
+	EBFQ_EXP_EXITED,	/* its last process went away */
+	EBFQ_NR_EXPIRE_REASONS,
+};
+
+/* Bits of ebfq_queue.flags. */
+enum ebfq_queue_flag {
+	EBFQ_QF_SYNC,		/* one process's synchronous I/O */
+	EBFQ_QF_WAIT,		/* in service, empty, its I/O still in flight */
+	EBFQ_QF_IDLING,		/* in service, empty, idle timer armed */
+	EBFQ_QF_FIRST_DISPATCH,	/* nothing dispatched yet in this turn */
+	EBFQ_QF_EXITED,		/* no process refers to it any more */
+};
+
+struct ebfq_data;
+
+/* A queue of requests: one process's sync I/O, or a shared async queue. */
+struct ebfq_queue {
+	struct ebfq_entity entity;
+	struct ebfq_data *ed;
+	int ref;			/* requests, processes, the scheduler */
+	unsigned long flags;		/* enum ebfq_queue_flag bits */
+
+	struct rb_root sort_list;	/* queued requests by sector */
+	struct list_head fifo;		/* queued requests by arrival */
+	unsigned int queued;		/* requests in sort_list */
+	unsigned int dispatched;	/* requests in the driver */
+
+	sector_t head;			/* sector after the last one dispatched */
+	sector_t last_end;		/* sector after the last one queued */
+	u32 seek_history;		/* one bit per request: 1 = seeky */
+
+	unsigned long next_budget;	/* budget of the next turn, sectors */
+	u64 turn_start_ns;		/* first dispatch of this turn */
+
+	unsigned short ioprio;		/* ioprio in use, for async lookup */
+	pid_t pid;			/* process that made it, for debugfs */
+	struct list_head all_node;	/* on ebfq_data.all_queues */
+};
+
+/* Per io_context, per device data: the process's queues. */
+struct ebfq_io_cq {
+	struct io_cq icq;		/* must be first */
+	struct ebfq_queue *queue[2];	/* [0] async, [1] sync */
+	int ioprio;			/* ioprio the queues were made for */
+};
+
+/* Tunables, in the units sysfs shows; ebfq-sysfs.c bounds them. */
+struct ebfq_tunables {
+	u64 slice_idle_ns;
+	unsigned int timeout_ms[2];	/* [0] async, [1] sync */
+	unsigned int fifo_expire_ms[2];	/* [0] async, [1] sync */
+	unsigned int max_budget;	/* sectors; 0 = auto-tuned */
+	unsigned int back_seek_max;	/* KiB */
+	unsigned int back_seek_penalty;
+	bool strict_guarantees;
+};
+
+/* Per-device scheduler state. */
+struct ebfq_data {
+	struct request_queue *queue;
+	spinlock_t lock;		/* everything below */
+
+	struct ebfq_sched_data root_sd;	/* root of the hierarchy */
+	struct ebfq_queue *in_service;	/* leaf queue in service */
+	struct ebfq_queue *async[EBFQ_NR_CLASSES][IOPRIO_NR_LEVELS];
+	struct ebfq_queue oom_queue;	/* when a queue cannot be allocated */
+	struct list_head dispatch;	/* requests that bypass the queues */
+	struct list_head all_queues;	/* every queue, for debugfs */
+
+	unsigned int queued;		/* requests in all the queues */
+	unsigned int in_driver;		/* requests dispatched, not finished */
+	unsigned int busy_queues;	/* queues with queued requests */
+	bool has_work;			/* what ->has_work() reports */
+	bool idle_class_wait;		/* idle_timer waits for the idle class */
+
+	struct hrtimer idle_timer;	/* idling for the queue in service */
+
+	/* Peak rate, in sectors per second, and the window measuring it. */
+	u64 peak_rate;
+	u64 rate_window_start_ns;
+	unsigned long rate_window_sectors;
+	unsigned int rate_window_requests;
+	unsigned int auto_max_budget;	/* derived from peak_rate */
+
+	unsigned int async_depth;	/* tags async I/O may take, per word */
+
+	/* The bio ->bio_merge() works on, and the queue it belongs to. */
+	struct bio *merge_bio;
+	struct ebfq_queue *merge_queue;
+
+	struct ebfq_tunables tun;
+
+	/* Counters for debugfs. */
+	unsigned long expirations[EBFQ_NR_EXPIRE_REASONS];
+	unsigned long idle_expired;
+};
+
+/* ebfq-iosched.c */
+unsigned long ebfq_max_budget(const struct ebfq_data *ed);
+unsigned long ebfq_budget_feedback(unsigned long budget, unsigned long service,
+				   enum ebfq_expire_reason reason,
+				   unsigned long min_budget,
+				   unsigned long max_budget);
+extern const char *const ebfq_expire_names[EBFQ_NR_EXPIRE_REASONS];
+
+/* ebfq-sysfs.c */
+extern struct elv_fs_entry ebfq_attrs[];
+void ebfq_tunables_init(struct ebfq_tunables *tun);
+#ifdef CONFIG_BLK_DEBUG_FS
+#include "blk-mq-debugfs.h"
+extern const struct blk_mq_debugfs_attr ebfq_queue_debugfs_attrs[];
+#endif
+
+#endif /* _EBFQ_IOSCHED_H */

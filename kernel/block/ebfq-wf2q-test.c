@@ -1,0 +1,488 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite of the ebfq B-WF2Q+ engine: it drives ebfq-wf2q.c with
+ * entities of its own, with no device, and checks the engine against the
+ * algorithm's definitions and a brute-force reference.
+ */
+#include <kunit/test.h>
+#include <linux/prandom.h>
+
+#include "ebfq-iosched.h"
+
+#define NR_TEST_ENTITIES	12
+
+struct test_entity {
+	struct ebfq_entity e;
+	int holds;
+	int forgets;
+	unsigned long received;
+};
+
+static struct test_entity *to_te(struct ebfq_entity *entity)
+{
+	return container_of(entity, struct test_entity, e);
+}
+
+static void test_hold(struct ebfq_entity *entity)
+{
+	to_te(entity)->holds++;
+}
+
+static void test_forget(struct ebfq_entity *entity)
+{
+	to_te(entity)->forgets++;
+}
+
+static const struct ebfq_entity_ops test_ops = {
+	.hold	= test_hold,
+	.forget	= test_forget,
+};
+
+static void te_init(struct test_entity *te, struct ebfq_sched_data *sd,
+		    unsigned int weight, enum ebfq_class class_idx,
+		    unsigned long budget)
+{
+	memset(te, 0, sizeof(*te));
+	ebfq_entity_init(&te->e, sd, &test_ops, weight, class_idx);
+	te->e.budget = budget;
+}
+
+static void sd_set_vtime(struct ebfq_sched_data *sd, u64 vtime)
+{
+	int i;
+
+	for (i = 0; i < EBFQ_NR_CLASSES; i++)
+		sd->tree[i].vtime = vtime;
+}
+
+/* Select, charge @amount, expire. Returns the entity served. */
+static struct test_entity *serve(struct kunit *test, struct ebfq_sched_data *sd,
+				 u64 now, unsigned long amount, bool backlogged)
+{
+	struct ebfq_entity *entity = ebfq_sd_select(sd, now);
+	struct test_entity *te;
+
+	KUNIT_ASSERT_NOT_NULL(test, entity);
+	te = to_te(entity);
+	KUNIT_EXPECT_EQ(test, entity->where, EBFQ_IN_SERVICE);
+	ebfq_entity_charge(entity, amount, now);
+	te->received += amount;
+	ebfq_entity_expire(entity, backlogged);
+	return te;
+}
+
+/*
+ * The brute-force reference: the smallest finish among the entities of
+ * @st that are eligible once V has caught up with the smallest start.
+ */
+static bool reference_choice(struct ebfq_service_tree *st, u64 *finish)
+{
+	struct rb_node *node;
+	u64 vtime = st->vtime, min_start = 0;
+	bool any = false, found = false;
+
+	for (node = rb_first(&st->active); node; node = rb_next(node)) {
+		struct ebfq_entity *e = rb_entry(node, struct ebfq_entity, node);
+
+		if (!any || ebfq_vt_before(e->start, min_start))
+			min_start = e->start;
+		any = true;
+	}
+	if (!any)
+		return false;
+	vtime = ebfq_vt_max(vtime, min_start);
+	for (node = rb_first(&st->active); node; node = rb_next(node)) {
+		struct ebfq_entity *e = rb_entry(node, struct ebfq_entity, node);
+
+		if (ebfq_vt_after(e->start, vtime))
+			continue;
+		if (!found || ebfq_vt_before(e->finish, *finish))
+			*finish = e->finish;
+		found = true;
+	}
+	return found;
+}
+
+/* Every active node's min_start is the minimum start of its subtree. */
+static u64 check_augmented(struct kunit *test, struct rb_node *node)
+{
+	struct ebfq_entity *e = rb_entry(node, struct ebfq_entity, node);
+	u64 min_start = e->start;
+
+	KUNIT_EXPECT_FALSE(test, ebfq_vt_after(e->start, e->finish));
+	if (node->rb_left)
+		min_start = ebfq_vt_min(min_start,
+					check_augmented(test, node->rb_left));
+	if (node->rb_right)
+		min_start = ebfq_vt_min(min_start,
+					check_augmented(test, node->rb_right));
+	KUNIT_EXPECT_EQ(test, e->min_start, min_start);
+	return min_start;
+}
+
+/*
+ * Random weights, budgets, partial service and arrivals: the choice is
+ * always the reference's, the chosen entity is eligible, V never goes
+ * back and the subtree minima stay right. Run from @vtime0.
+ */
+static void random_schedule(struct kunit *test, u64 vtime0)
+{
+	struct ebfq_sched_data sd;
+	struct test_entity *te = kunit_kcalloc(test, NR_TEST_ENTITIES,
+					       sizeof(*te), GFP_KERNEL);
+	struct ebfq_service_tree *st = &sd.tree[EBFQ_CLASS_BE];
+	struct rnd_state rnd;
+	u64 last_v;
+	int i, round;
+
+	KUNIT_ASSERT_NOT_NULL(test, te);
+	prandom_seed_state(&rnd, 0xeb1f ^ vtime0);
+	ebfq_sd_init(&sd, NULL);
+	sd_set_vtime(&sd, vtime0);
+	for (i = 0; i < NR_TEST_ENTITIES; i++)
+		te_init(&te[i], &sd, 1 + prandom_u32_state(&rnd) % 1000,
+			EBFQ_CLASS_BE, 8 + prandom_u32_state(&rnd) % 2048);
+	last_v = st->vtime;
+
+	for (round = 0; round < 4000; round++) {
+		struct ebfq_entity *chosen;
+		unsigned long amount;
+		u64 ref_finish = 0;
+		bool expect;
+
+		/* Arrivals: idle entities come back at random. */
+		for (i = 0; i < NR_TEST_ENTITIES; i++) {
+			if ((te[i].e.where == EBFQ_NOWHERE ||
+			     te[i].e.where == EBFQ_IDLE) &&
+			    prandom_u32_state(&rnd) % 4 == 0)
+				ebfq_entity_activate(&te[i].e);
+		}
+		if (st->active.rb_node)
+			check_augmented(test, st->active.rb_node);
+
+		expect = reference_choice(st, &ref_finish);
+		chosen = ebfq_sd_select(&sd, 0);
+		KUNIT_ASSERT_EQ(test, expect, !!chosen);
+		if (!chosen)
+			continue;
+
+		KUNIT_EXPECT_EQ(test, chosen->finish, ref_finish);
+		KUNIT_EXPECT_FALSE(test, ebfq_vt_after(chosen->start, st->vtime));
+		KUNIT_EXPECT_FALSE(test, ebfq_vt_before(st->vtime, last_v));
+		last_v = st->vtime;
+
+		amount = 1 + prandom_u32_state(&rnd) % chosen->budget;
+		ebfq_entity_charge(chosen, amount, 0);
+		KUNIT_EXPECT_FALSE(test, ebfq_vt_before(st->vtime, last_v));
+		last_v = st->vtime;
+		ebfq_entity_expire(chosen, prandom_u32_state(&rnd) % 8 != 0);
+		KUNIT_EXPECT_FALSE(test, ebfq_vt_before(st->vtime, last_v));
+	}
+
+	for (i = 0; i < NR_TEST_ENTITIES; i++)
+		if (te[i].e.where == EBFQ_ACTIVE)
+			ebfq_entity_deactivate(&te[i].e);
+	ebfq_sd_flush_idle(&sd);
+	for (i = 0; i < NR_TEST_ENTITIES; i++) {
+		KUNIT_EXPECT_EQ(test, te[i].e.where, EBFQ_NOWHERE);
+		KUNIT_EXPECT_EQ(test, te[i].holds, te[i].forgets);
+	}
+	KUNIT_EXPECT_EQ(test, st->wsum, 0UL);
+}
+
+static void ebfq_test_selection_reference(struct kunit *test)
+{
+	random_schedule(test, 0);
+}
+
+static void ebfq_test_selection_wraparound(struct kunit *test)
+{
+	/* A few budgets before V wraps: timestamps cross 2^64 mid-run. */
+	random_schedule(test, (u64)-(1ULL << (EBFQ_VT_SHIFT + 12)));
+}
+
+/*
+ * Always-backlogged entities that use their whole budget: each one's
+ * service stays within a few budgets of its weighted share.
+ */
+static void check_shares(struct kunit *test, const unsigned int *weights,
+			 int nr, unsigned long budget, u64 vtime0)
+{
+	struct ebfq_sched_data sd;
+	struct test_entity te[8];
+	unsigned long total = 0, wsum = 0;
+	u64 v0;
+	int i, round;
+
+	ebfq_sd_init(&sd, NULL);
+	sd_set_vtime(&sd, vtime0);
+	v0 = sd.tree[EBFQ_CLASS_BE].vtime;
+	for (i = 0; i < nr; i++) {
+		te_init(&te[i], &sd, weights[i], EBFQ_CLASS_BE, budget);
+		ebfq_entity_activate(&te[i].e);
+		wsum += weights[i];
+	}
+	for (round = 0; round < 3000; round++) {
+		serve(test, &sd, 0, budget, true);
+		total += budget;
+	}
+
+	for (i = 0; i < nr; i++) {
+		u64 ideal = div_u64((u64)total * weights[i], wsum);
+		s64 lag = (s64)te[i].received - (s64)ideal;
+
+		KUNIT_EXPECT_LE_MSG(test, abs(lag), 2 * (s64)budget,
+				    "entity %d weight %u got %lu of %lu",
+				    i, weights[i], te[i].received, total);
+	}
+	KUNIT_EXPECT_TRUE(test, ebfq_vt_after(sd.tree[EBFQ_CLASS_BE].vtime, v0));
+	for (i = 0; i < nr; i++)
+		ebfq_entity_deactivate(&te[i].e);
+	ebfq_sd_flush_idle(&sd);
+}
+
+static void ebfq_test_shares(struct kunit *test)
+{
+	static const unsigned int w124[] = { 10, 20, 40 };
+	static const unsigned int wmix[] = { 1, 7, 30, 80, 100, 333, 1000 };
+
+	check_shares(test, w124, ARRAY_SIZE(w124), 256, 0);
+	check_shares(test, wmix, ARRAY_SIZE(wmix), 64, 0);
+}
+
+static void ebfq_test_shares_wraparound(struct kunit *test)
+{
+	static const unsigned int w124[] = { 10, 20, 40 };
+	u64 v0 = (u64)-(1ULL << (EBFQ_VT_SHIFT + 14));
+	struct ebfq_sched_data sd;
+	struct test_entity a;
+
+	check_shares(test, w124, ARRAY_SIZE(w124), 256, v0);
+
+	/* V itself wraps and keeps comparing as later. */
+	ebfq_sd_init(&sd, NULL);
+	sd_set_vtime(&sd, v0);
+	te_init(&a, &sd, 1, EBFQ_CLASS_BE, 1 << 15);
+	ebfq_entity_activate(&a.e);
+	serve(test, &sd, 0, 1 << 15, true);
+	KUNIT_EXPECT_LT(test, sd.tree[EBFQ_CLASS_BE].vtime, v0);
+	KUNIT_EXPECT_TRUE(test, ebfq_vt_after(sd.tree[EBFQ_CLASS_BE].vtime, v0));
+	ebfq_entity_deactivate(&a.e);
+}
+
+/* An entity that empties keeps its timestamps until V passes them. */
+static void ebfq_test_idle_tree(struct kunit *test)
+{
+	struct ebfq_sched_data sd;
+	struct test_entity a, b;
+	u64 finish;
+
+	ebfq_sd_init(&sd, NULL);
+	te_init(&a, &sd, 10, EBFQ_CLASS_BE, 1000);
+	te_init(&b, &sd, 10, EBFQ_CLASS_BE, 1000);
+	ebfq_entity_activate(&a.e);
+	ebfq_entity_activate(&b.e);
+	KUNIT_EXPECT_EQ(test, a.holds, 1);
+
+	/* a is served a little and runs dry: it waits on the idle tree. */
+	KUNIT_ASSERT_PTR_EQ(test, serve(test, &sd, 0, 500, false), &a);
+	KUNIT_EXPECT_EQ(test, a.e.where, EBFQ_IDLE);
+	KUNIT_EXPECT_EQ(test, a.forgets, 0);
+	finish = a.e.finish;
+	KUNIT_EXPECT_EQ(test, finish, ebfq_vt_delta(500, 10));
+
+	/* Back soon: it starts where it left, not at V. */
+	ebfq_entity_activate(&a.e);
+	KUNIT_EXPECT_EQ(test, a.e.start, finish);
+	KUNIT_EXPECT_EQ(test, a.holds, 1);
+
+	/* Gone for long: once V passes its finish it is forgotten. */
+	KUNIT_ASSERT_PTR_EQ(test, serve(test, &sd, 0, 1000, true), &b);
+	KUNIT_ASSERT_PTR_EQ(test, serve(test, &sd, 0, 1000, false), &a);
+	KUNIT_EXPECT_EQ(test, a.e.where, EBFQ_IDLE);
+	while (a.e.where == EBFQ_IDLE)
+		KUNIT_ASSERT_PTR_EQ(test, serve(test, &sd, 0, 1000, true), &b);
+	KUNIT_EXPECT_EQ(test, a.e.where, EBFQ_NOWHERE);
+	KUNIT_EXPECT_EQ(test, a.forgets, 1);
+
+	/* The last busy entity going idle flushes the history. */
+	KUNIT_ASSERT_PTR_EQ(test, serve(test, &sd, 0, 10, false), &b);
+	KUNIT_EXPECT_EQ(test, b.e.where, EBFQ_NOWHERE);
+	KUNIT_EXPECT_EQ(test, b.forgets, 1);
+	KUNIT_EXPECT_FALSE(test, ebfq_sd_busy(&sd));
+}
+
+/*
+ * RT before BE before IDLE; the idle class waits until the others have
+ * been quiet for a grace period, and is not starved forever.
+ */
+static void ebfq_test_classes(struct kunit *test)
+{
+	struct ebfq_sched_data sd;
+	struct test_entity rt, be, idle;
+	u64 now = 1000;
+	int i;
+
+	ebfq_sd_init(&sd, NULL);
+	te_init(&rt, &sd, 10, EBFQ_CLASS_RT, 100);
+	te_init(&be, &sd, 80, EBFQ_CLASS_BE, 100);
+	te_init(&idle, &sd, 80, EBFQ_CLASS_IDLE, 100);
+	ebfq_entity_activate(&idle.e);
+	ebfq_entity_activate(&be.e);
+	ebfq_entity_activate(&rt.e);
+
+	for (i = 0; i < 20; i++)
+		KUNIT_EXPECT_PTR_EQ(test, serve(test, &sd, now, 100, true), &rt);
+	KUNIT_EXPECT_PTR_EQ(test, serve(test, &sd, now, 100, false), &rt);
+	for (i = 0; i < 20; i++) {
+		now += NSEC_PER_MSEC;
+		KUNIT_EXPECT_PTR_EQ(test, serve(test, &sd, now, 100, true), &be);
+	}
+	/* Waiting longer than EBFQ_IDLE_CLASS_WAIT_NS: one turn. */
+	now += EBFQ_IDLE_CLASS_WAIT_NS + 1;
+	KUNIT_EXPECT_PTR_EQ(test, serve(test, &sd, now, 100, true), &idle);
+	KUNIT_EXPECT_PTR_EQ(test, serve(test, &sd, now, 100, false), &be);
+
+	/* BE just went quiet: the idle class waits out the grace period. */
+	now += NSEC_PER_MSEC;
+	KUNIT_EXPECT_NULL(test, ebfq_sd_select(&sd, now));
+	KUNIT_EXPECT_EQ(test, ebfq_sd_idle_class_delay(&sd, now),
+			EBFQ_IDLE_CLASS_GRACE_NS - NSEC_PER_MSEC);
+	now += EBFQ_IDLE_CLASS_GRACE_NS;
+	KUNIT_EXPECT_EQ(test, ebfq_sd_idle_class_delay(&sd, now), 0ULL);
+	KUNIT_EXPECT_PTR_EQ(test, serve(test, &sd, now, 100, true), &idle);
+	KUNIT_EXPECT_EQ(test, idle.received, 200UL);
+	ebfq_entity_deactivate(&idle.e);
+	ebfq_sd_flush_idle(&sd);
+}
+
+/* A weight change applies from the entity's next turn. */
+static void ebfq_test_weight_change(struct kunit *test)
+{
+	static const unsigned int equal[] = { 10, 10 };
+	struct ebfq_sched_data sd;
+	struct test_entity te[2];
+	int i;
+
+	ebfq_sd_init(&sd, NULL);
+	for (i = 0; i < 2; i++) {
+		te_init(&te[i], &sd, equal[i], EBFQ_CLASS_BE, 100);
+		ebfq_entity_activate(&te[i].e);
+	}
+	te[1].e.new_weight = 30;
+	for (i = 0; i < 4002; i++)
+		serve(test, &sd, 0, 100, true);
+	KUNIT_EXPECT_EQ(test, te[1].e.weight, 30U);
+	KUNIT_EXPECT_EQ(test, sd.tree[EBFQ_CLASS_BE].wsum, 40UL);
+	/* 1:3, within a few budgets. */
+	KUNIT_EXPECT_LE(test, abs((long)te[1].received - 3 * (long)te[0].received),
+			1000L);
+	for (i = 0; i < 2; i++)
+		ebfq_entity_deactivate(&te[i].e);
+	ebfq_sd_flush_idle(&sd);
+}
+
+/* A group is scheduled by its parent exactly as a queue is. */
+static void ebfq_test_hierarchy(struct kunit *test)
+{
+	struct ebfq_sched_data root, gsd;
+	struct test_entity q, group, q1, q2;
+	unsigned long total;
+	int i;
+
+	ebfq_sd_init(&root, NULL);
+	te_init(&q, &root, 100, EBFQ_CLASS_BE, 128);
+	te_init(&group, &root, 100, EBFQ_CLASS_BE, 128);
+	ebfq_sd_init(&gsd, &group.e);
+	te_init(&q1, &gsd, 100, EBFQ_CLASS_BE, 128);
+	te_init(&q2, &gsd, 300, EBFQ_CLASS_BE, 128);
+
+	ebfq_entity_activate(&q.e);
+	ebfq_entity_activate(&q1.e);
+	KUNIT_EXPECT_EQ(test, group.e.where, EBFQ_ACTIVE);
+	ebfq_entity_activate(&q2.e);
+
+	for (i = 0; i < 8000; i++)
+		serve(test, &root, 0, 128, true);
+	total = q.received + q1.received + q2.received;
+	KUNIT_EXPECT_LE(test, abs((long)q.received - (long)total / 2), 512L);
+	KUNIT_EXPECT_LE(test, abs((long)q2.received - 3 * (long)q1.received),
+			1024L);
+
+	/* The group goes idle with its last child. */
+	ebfq_entity_deactivate(&q1.e);
+	while (q2.e.where != EBFQ_NOWHERE && q2.e.where != EBFQ_IDLE) {
+		struct ebfq_entity *e = ebfq_sd_select(&root, 0);
+
+		ebfq_entity_charge(e, 1, 0);
+		ebfq_entity_expire(e, e != &q2.e);
+	}
+	KUNIT_EXPECT_NE(test, group.e.where, EBFQ_ACTIVE);
+	KUNIT_EXPECT_NE(test, group.e.where, EBFQ_IN_SERVICE);
+	ebfq_entity_deactivate(&q.e);
+	ebfq_sd_flush_idle(&gsd);
+	ebfq_sd_flush_idle(&root);
+	KUNIT_EXPECT_EQ(test, group.holds, group.forgets);
+	KUNIT_EXPECT_EQ(test, q2.holds, q2.forgets);
+}
+
+static void ebfq_test_budget_feedback(struct kunit *test)
+{
+	const unsigned long min = 64, max = 4096;
+	struct rnd_state rnd;
+	int i, reason;
+
+	KUNIT_EXPECT_EQ(test, ebfq_budget_feedback(512, 512, EBFQ_EXP_BUDGET,
+						   min, max), 1024UL);
+	KUNIT_EXPECT_EQ(test, ebfq_budget_feedback(4000, 4000, EBFQ_EXP_BUDGET,
+						   min, max), max);
+	KUNIT_EXPECT_EQ(test, ebfq_budget_feedback(2048, 100, EBFQ_EXP_EMPTY,
+						   min, max), 100UL);
+	KUNIT_EXPECT_EQ(test, ebfq_budget_feedback(2048, 8, EBFQ_EXP_TOO_IDLE,
+						   min, max), min);
+	KUNIT_EXPECT_EQ(test, ebfq_budget_feedback(2048, 10, EBFQ_EXP_TIMEOUT,
+						   min, max), 2048UL);
+
+	prandom_seed_state(&rnd, 42);
+	for (i = 0; i < 10000; i++) {
+		unsigned long budget = prandom_u32_state(&rnd);
+		unsigned long service = prandom_u32_state(&rnd);
+		unsigned long next;
+
+		reason = prandom_u32_state(&rnd) % EBFQ_NR_EXPIRE_REASONS;
+		next = ebfq_budget_feedback(budget, service, reason, min, max);
+		KUNIT_EXPECT_GE(test, next, min);
+		KUNIT_EXPECT_LE(test, next, max);
+	}
+}
+
+static void ebfq_test_vt_compare(struct kunit *test)
+{
+	KUNIT_EXPECT_TRUE(test, ebfq_vt_before(U64_MAX, 0));
+	KUNIT_EXPECT_TRUE(test, ebfq_vt_after(1, U64_MAX - 1));
+	KUNIT_EXPECT_EQ(test, ebfq_vt_max(U64_MAX, 5), 5ULL);
+	KUNIT_EXPECT_EQ(test, ebfq_vt_min(U64_MAX, 5), U64_MAX);
+	KUNIT_EXPECT_EQ(test, ebfq_vt_delta(8, 1), 8ULL << EBFQ_VT_SHIFT);
+	KUNIT_EXPECT_EQ(test, ebfq_vt_delta(8, 8), 1ULL << EBFQ_VT_SHIFT);
+}
+
+static struct kunit_case ebfq_wf2q_cases[] = {
+	KUNIT_CASE(ebfq_test_vt_compare),
+	KUNIT_CASE(ebfq_test_selection_reference),
+	KUNIT_CASE(ebfq_test_selection_wraparound),
+	KUNIT_CASE(ebfq_test_shares),
+	KUNIT_CASE(ebfq_test_shares_wraparound),
+	KUNIT_CASE(ebfq_test_idle_tree),
+	KUNIT_CASE(ebfq_test_classes),
+	KUNIT_CASE(ebfq_test_weight_change),
+	KUNIT_CASE(ebfq_test_hierarchy),
+	KUNIT_CASE(ebfq_test_budget_feedback),
+	{}
+};
+
+static struct kunit_suite ebfq_wf2q_suite = {
+	.name = "ebfq-wf2q",
+	.test_cases = ebfq_wf2q_cases,
+};
+
+kunit_test_suite(ebfq_wf2q_suite);
