@@ -1,0 +1,1151 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ebfq: Budget Fair Queueing for blk-mq, for SD cards and eMMC.
+ *
+ * Each process gets a queue for its synchronous I/O (one per io_context),
+ * asynchronous I/O goes to queues shared per ioprio class and level. The
+ * B-WF2Q+ engine (ebfq-wf2q.c) chooses which queue is served; the queue in
+ * service then dispatches its requests, in sector order with a bounded
+ * back-seek and a FIFO deadline, until it has received its budget (in
+ * sectors), until it has held the device for its timeout, or until it runs
+ * dry. When a sync queue runs dry, the device is kept idle for a little
+ * while (slice_idle) waiting for the process's next request, which is what
+ * lets a process see the device as its own for the length of its turn.
+ * Budgets follow what each queue really uses.
+ *
+ * One lock (ebfq_data.lock) protects a device's whole scheduler; it is
+ * taken with interrupts off since completions and the idle timer need it.
+ */
+#include <linux/blkdev.h>
+#include <linux/blk-mq.h>
+#include <linux/hrtimer.h>
+#include <linux/ktime.h>
+#include <linux/math64.h>
+#include <linux/module.h>
+#include <linux/sbitmap.h>
+#include <linux/slab.h>
+#include <trace/events/block.h>
+
+#include "elevator.h"
+#include "blk.h"
+#include "blk-mq.h"
+#include "blk-mq-sched.h"
+#include "ebfq-iosched.h"
+
+/* Weight of one ioprio level: level l weighs (8 - l) * 10, 80 .. 10. */
+static const unsigned int ebfq_weight_per_level = 10;
+
+/* A request starting this far (sectors) from the previous end is seeky. */
+static const sector_t ebfq_seek_distance = 256;
+
+/* ... unless it is at least this large (sectors). */
+static const unsigned int ebfq_seek_large = 256;
+
+/* A queue whose last 32 requests hold more seeky ones than this is seeky. */
+static const unsigned int ebfq_seeky_threshold = 8;
+
+/* Budget bounds, sectors: the auto-tuned max_budget stays in between. */
+static const unsigned long ebfq_auto_budget_min = 1024;
+static const unsigned long ebfq_auto_budget_max = 65536;
+
+/* max_budget until the peak rate is known, sectors (8 MiB). */
+static const unsigned long ebfq_default_max_budget = 16384;
+
+/* A rate sample needs this many requests over at least this long (ns). */
+static const unsigned int ebfq_rate_min_requests = 16;
+static const u64 ebfq_rate_min_window_ns = 20 * NSEC_PER_MSEC;
+
+/* A window that stays busy longer than this (ns) is sampled and reopened. */
+static const u64 ebfq_rate_max_window_ns = 500 * NSEC_PER_MSEC;
+
+static struct kmem_cache *ebfq_queue_cache;
+
+const char *const ebfq_expire_names[EBFQ_NR_EXPIRE_REASONS] = {
+	[EBFQ_EXP_BUDGET]	= "budget",
+	[EBFQ_EXP_TIMEOUT]	= "timeout",
+	[EBFQ_EXP_TOO_IDLE]	= "too_idle",
+	[EBFQ_EXP_EMPTY]	= "empty",
+	[EBFQ_EXP_EXITED]	= "exited",
+};
+
+/* rq->elv.priv[1]: the request is in the driver, counted as dispatched. */
+#define EBFQ_RQ_IN_DRIVER	((void *)1UL)
+
+static inline struct ebfq_queue *ebfq_rq_queue(struct request *rq)
+{
+	if (!(rq->rq_flags & RQF_ELVPRIV))
+		return NULL;
+	return rq->elv.priv[0];
+}
+
+static inline struct ebfq_io_cq *icq_to_bic(struct io_cq *icq)
+{
+	return container_of(icq, struct ebfq_io_cq, icq);
+}
+
+static inline bool ebfq_queue_sync(const struct ebfq_queue *bq)
+{
+	return test_bit(EBFQ_QF_SYNC, &bq->flags);
+}
+
+static enum ebfq_class ebfq_ioprio_class(int ioprio)
+{
+	switch (IOPRIO_PRIO_CLASS(ioprio)) {
+	case IOPRIO_CLASS_RT:
+		return EBFQ_CLASS_RT;
+	case IOPRIO_CLASS_IDLE:
+		return EBFQ_CLASS_IDLE;
+	default:
+		return EBFQ_CLASS_BE;
+	}
+}
+
+static unsigned int ebfq_ioprio_level(int ioprio)
+{
+	if (ebfq_ioprio_class(ioprio) == EBFQ_CLASS_IDLE)
+		return IOPRIO_NR_LEVELS - 1;
+	return min_t(unsigned int, IOPRIO_PRIO_LEVEL(ioprio),
+		     IOPRIO_NR_LEVELS - 1);
+}
+
+static unsigned int ebfq_ioprio_weight(int ioprio)
+{
+	return (IOPRIO_NR_LEVELS - ebfq_ioprio_level(ioprio)) *
+	       ebfq_weight_per_level;
+}
+
+/**
+ * ebfq_max_budget - the largest budget a queue may get, in sectors
+ * @ed: the device
+ */
+unsigned long ebfq_max_budget(const struct ebfq_data *ed)
+{
+	return ed->tun.max_budget ?: ed->auto_max_budget;
+}
+
+static unsigned long ebfq_min_budget(const struct ebfq_data *ed)
+{
+	return max(ebfq_max_budget(ed) / 32, 32UL);
+}
+
+/**
+ * ebfq_budget_feedback - the budget of a sync queue's next turn
+ * @budget: the budget of the turn that ended
+ * @service: what the queue received in it
+ * @reason: why it ended
+ * @min_budget: lower bound
+ * @max_budget: upper bound
+ *
+ * A queue that used its whole budget gets twice as much next time, one that
+ * ran dry gets what it used, one that timed out keeps its budget.
+ */
+unsigned long ebfq_budget_feedback(unsigned long budget, unsigned long service,
+				   enum ebfq_expire_reason reason,
+				   unsigned long min_budget,
+				   unsigned long max_budget)
+{
+	unsigned long next;
+
+	switch (reason) {
+	case EBFQ_EXP_BUDGET:
+		next = budget * 2;
+		break;
+	case EBFQ_EXP_TOO_IDLE:
+	case EBFQ_EXP_EMPTY:
+		next = service;
+		break;
+	default:
+		next = budget;
+		break;
+	}
+	return clamp(next, min_budget, max_budget);
+}
+
+/* ------------------------------------------------------------------ */
+/* Queue life cycle.                                                   */
+
+static void ebfq_put_queue(struct ebfq_queue *bq)
+{
+	struct ebfq_data *ed = bq->ed;
+
+	lockdep_assert_held(&ed->lock);
+
+	if (--bq->ref)
+		return;
+	WARN_ON_ONCE(bq->entity.where != EBFQ_NOWHERE || bq->queued ||
+		     bq->dispatched || bq == ed->in_service);
+	if (WARN_ON_ONCE(bq == &ed->oom_queue))
+		return;
+	list_del(&bq->all_node);
+	kmem_cache_free(ebfq_queue_cache, bq);
+}
+
+static void ebfq_queue_hold(struct ebfq_entity *entity)
+{
+	container_of(entity, struct ebfq_queue, entity)->ref++;
+}
+
+static void ebfq_queue_forget(struct ebfq_entity *entity)
+{
+	ebfq_put_queue(container_of(entity, struct ebfq_queue, entity));
+}
+
+static const struct ebfq_entity_ops ebfq_queue_entity_ops = {
+	.hold	= ebfq_queue_hold,
+	.forget	= ebfq_queue_forget,
+};
+
+static void ebfq_queue_setup(struct ebfq_data *ed, struct ebfq_queue *bq,
+			     bool sync, int ioprio)
+{
+	ebfq_entity_init(&bq->entity, &ed->root_sd, &ebfq_queue_entity_ops,
+			 ebfq_ioprio_weight(ioprio), ebfq_ioprio_class(ioprio));
+	bq->ed = ed;
+	bq->sort_list = RB_ROOT;
+	INIT_LIST_HEAD(&bq->fifo);
+	if (sync)
+		__set_bit(EBFQ_QF_SYNC, &bq->flags);
+	bq->ioprio = ioprio;
+	bq->pid = current->pid;
+	bq->next_budget = ebfq_max_budget(ed);
+	list_add_tail(&bq->all_node, &ed->all_queues);
+}
+
+static struct ebfq_queue *ebfq_queue_create(struct ebfq_data *ed, bool sync,
+					    int ioprio)
+{
+	struct ebfq_queue *bq;
+
+	lockdep_assert_held(&ed->lock);
+
+	bq = kmem_cache_alloc_node(ebfq_queue_cache, GFP_NOWAIT | __GFP_ZERO,
+				   ed->queue->node);
+	if (!bq)
+		return NULL;
+	ebfq_queue_setup(ed, bq, sync, ioprio);
+	return bq;
+}
+
+/* The async queue of @ioprio, made on first use; the device keeps a ref. */
+static struct ebfq_queue *ebfq_async_queue(struct ebfq_data *ed, int ioprio)
+{
+	struct ebfq_queue **slot;
+
+	slot = &ed->async[ebfq_ioprio_class(ioprio)][ebfq_ioprio_level(ioprio)];
+	if (!*slot) {
+		*slot = ebfq_queue_create(ed, false, ioprio);
+		if (!*slot)
+			return NULL;
+		(*slot)->ref = 1;
+		(*slot)->pid = 0;
+	}
+	return *slot;
+}
+
+/* The process's ioprio changed: new async queue, new weight for sync. */
+static void ebfq_bic_set_ioprio(struct ebfq_data *ed, struct ebfq_io_cq *bic,
+				int ioprio)
+{
+	struct ebfq_queue *bq;
+
+	lockdep_assert_held(&ed->lock);
+
+	bic->ioprio = ioprio;
+	bq = bic->queue[0];
+	if (bq) {
+		bic->queue[0] = NULL;
+		ebfq_put_queue(bq);
+	}
+	bq = bic->queue[1];
+	if (bq) {
+		bq->ioprio = ioprio;
+		bq->entity.new_weight = ebfq_ioprio_weight(ioprio);
+		bq->entity.new_class_idx = ebfq_ioprio_class(ioprio);
+	}
+}
+
+/* The queue a request of the current process goes to. */
+static struct ebfq_queue *ebfq_get_queue(struct ebfq_data *ed,
+					 struct ebfq_io_cq *bic, bool sync,
+					 int ioprio)
+{
+	struct ebfq_queue *bq;
+
+	lockdep_assert_held(&ed->lock);
+
+	if (!bic)
+		return &ed->oom_queue;
+	if (bic->ioprio != ioprio)
+		ebfq_bic_set_ioprio(ed, bic, ioprio);
+	bq = bic->queue[sync];
+	if (bq)
+		return bq;
+
+	bq = sync ? ebfq_queue_create(ed, true, ioprio) :
+		    ebfq_async_queue(ed, ioprio);
+	if (!bq)
+		return &ed->oom_queue;
+	bic->queue[sync] = bq;
+	bq->ref++;
+	return bq;
+}
+
+/* ------------------------------------------------------------------ */
+/* Requests inside a queue.                                            */
+
+static bool ebfq_queue_seeky(const struct ebfq_queue *bq)
+{
+	return hweight32(bq->seek_history) > ebfq_seeky_threshold;
+}
+
+static void ebfq_update_seek(struct ebfq_queue *bq, struct request *rq)
+{
+	sector_t pos = blk_rq_pos(rq);
+	sector_t dist = pos > bq->last_end ? pos - bq->last_end :
+					     bq->last_end - pos;
+	bool seeky = dist > ebfq_seek_distance &&
+		     blk_rq_sectors(rq) < ebfq_seek_large;
+
+	bq->seek_history = (bq->seek_history << 1) | seeky;
+	bq->last_end = pos + blk_rq_sectors(rq);
+}
+
+/* The in-service queue got a request: stop waiting for it. */
+static void ebfq_stop_idling(struct ebfq_data *ed, struct ebfq_queue *bq)
+{
+	if (test_and_clear_bit(EBFQ_QF_IDLING, &bq->flags))
+		hrtimer_try_to_cancel(&ed->idle_timer);
+	clear_bit(EBFQ_QF_WAIT, &bq->flags);
+}
+
+static void ebfq_add_request(struct ebfq_data *ed, struct ebfq_queue *bq,
+			     struct request *rq)
+{
+	struct request_queue *q = ed->queue;
+	bool sync = rq_is_sync(rq);
+
+	lockdep_assert_held(&ed->lock);
+
+	ebfq_update_seek(bq, rq);
+	elv_rb_add(&bq->sort_list, rq);
+	rq->fifo_time = jiffies +
+			msecs_to_jiffies(ed->tun.fifo_expire_ms[sync]);
+	list_add_tail(&rq->queuelist, &bq->fifo);
+	if (rq_mergeable(rq)) {
+		elv_rqhash_add(q, rq);
+		if (!q->last_merge)
+			q->last_merge = rq;
+	}
+
+	ed->queued++;
+	/* RT or BE work: the idle class's grace no longer holds dispatch. */
+	if (bq->entity.new_class_idx != EBFQ_CLASS_IDLE)
+		ed->idle_class_wait = false;
+	if (bq->queued++)
+		return;
+
+	ed->busy_queues++;
+	if (bq == ed->in_service) {
+		ebfq_stop_idling(ed, bq);
+	} else {
+		bq->entity.budget = max_t(unsigned long, bq->next_budget,
+					  blk_rq_sectors(rq));
+		ebfq_entity_activate(&bq->entity);
+	}
+}
+
+static void ebfq_remove_request(struct ebfq_data *ed, struct request *rq)
+{
+	struct ebfq_queue *bq = ebfq_rq_queue(rq);
+	struct request_queue *q = ed->queue;
+
+	lockdep_assert_held(&ed->lock);
+
+	list_del_init(&rq->queuelist);
+	if (!RB_EMPTY_NODE(&rq->rb_node))
+		elv_rb_del(&bq->sort_list, rq);
+	elv_rqhash_del(q, rq);
+	if (q->last_merge == rq)
+		q->last_merge = NULL;
+
+	ed->queued--;
+	if (--bq->queued)
+		return;
+	ed->busy_queues--;
+	/* The request still holds a reference: this cannot free bq. */
+	if (bq->entity.where == EBFQ_ACTIVE)
+		ebfq_entity_deactivate(&bq->entity);
+}
+
+/* The first request at or after @pos, and the last one before it. */
+static void ebfq_find_around(struct ebfq_queue *bq, sector_t pos,
+			     struct request **after, struct request **before)
+{
+	struct rb_node *node = bq->sort_list.rb_node;
+
+	*after = NULL;
+	*before = NULL;
+	while (node) {
+		struct request *rq = rb_entry_rq(node);
+
+		if (blk_rq_pos(rq) >= pos) {
+			*after = rq;
+			node = node->rb_left;
+		} else {
+			*before = rq;
+			node = node->rb_right;
+		}
+	}
+}
+
+/*
+ * The request to serve next in @bq: one whose FIFO deadline passed, else
+ * the nearest one ahead of the head, unless one behind it is within
+ * back_seek_max and back_seek_penalty times closer.
+ */
+static struct request *ebfq_choose_request(struct ebfq_data *ed,
+					   struct ebfq_queue *bq)
+{
+	struct request *rq, *after, *before;
+	sector_t back_max = (sector_t)ed->tun.back_seek_max * 2;
+	sector_t fwd, back;
+
+	rq = list_first_entry(&bq->fifo, struct request, queuelist);
+	if (time_after_eq(jiffies, (unsigned long)rq->fifo_time))
+		return rq;
+
+	ebfq_find_around(bq, bq->head, &after, &before);
+	if (before && bq->head - blk_rq_pos(before) > back_max)
+		before = NULL;
+	if (!after)
+		return before ?: rb_entry_rq(rb_first(&bq->sort_list));
+	if (!before)
+		return after;
+
+	fwd = blk_rq_pos(after) - bq->head;
+	back = bq->head - blk_rq_pos(before);
+	if (back * ed->tun.back_seek_penalty < fwd)
+		return before;
+	return after;
+}
+
+/* ------------------------------------------------------------------ */
+/* Peak rate: dispatched sectors over windows the device is never idle. */
+
+static void ebfq_rate_dispatched(struct ebfq_data *ed, struct request *rq,
+				 u64 now)
+{
+	if (!ed->in_driver) {
+		ed->rate_window_start_ns = now;
+		ed->rate_window_sectors = 0;
+		ed->rate_window_requests = 0;
+	}
+	ed->rate_window_sectors += blk_rq_sectors(rq);
+	ed->rate_window_requests++;
+}
+
+static void ebfq_rate_sample(struct ebfq_data *ed, u64 now)
+{
+	u64 elapsed = now - ed->rate_window_start_ns;
+	u64 rate, budget;
+
+	if (ed->rate_window_requests < ebfq_rate_min_requests ||
+	    elapsed < ebfq_rate_min_window_ns)
+		return;
+
+	rate = div64_u64((u64)ed->rate_window_sectors * NSEC_PER_SEC, elapsed);
+	/* Follow a higher rate at once, a lower one slowly. */
+	if (rate > ed->peak_rate)
+		ed->peak_rate = (ed->peak_rate + 3 * rate) / 4;
+	else
+		ed->peak_rate = (7 * ed->peak_rate + rate) / 8;
+
+	budget = div_u64(ed->peak_rate * ed->tun.timeout_ms[1], MSEC_PER_SEC);
+	ed->auto_max_budget = clamp_t(u64, budget, ebfq_auto_budget_min,
+				      ebfq_auto_budget_max);
+}
+
+static void ebfq_rate_completed(struct ebfq_data *ed, u64 now)
+{
+	if (!ed->in_driver) {
+		ebfq_rate_sample(ed, now);
+	} else if (now - ed->rate_window_start_ns > ebfq_rate_max_window_ns) {
+		ebfq_rate_sample(ed, now);
+		ed->rate_window_start_ns = now;
+		ed->rate_window_sectors = 0;
+		ed->rate_window_requests = 0;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Service: selection, expiration, idling.                             */
+
+static void ebfq_expire(struct ebfq_data *ed, struct ebfq_queue *bq,
+			enum ebfq_expire_reason reason)
+{
+	struct ebfq_entity *entity = &bq->entity;
+	unsigned long max_budget = ebfq_max_budget(ed);
+	unsigned long min_budget = ebfq_min_budget(ed);
+
+	lockdep_assert_held(&ed->lock);
+	WARN_ON_ONCE(ed->in_service != bq);
+
+	if (entity->new_class_idx == EBFQ_CLASS_IDLE)
+		bq->next_budget = min_budget;
+	else if (!ebfq_queue_sync(bq))
+		bq->next_budget = max_budget;
+	else
+		bq->next_budget = ebfq_budget_feedback(entity->budget,
+						       entity->service, reason,
+						       min_budget, max_budget);
+
+	ebfq_stop_idling(ed, bq);
+	clear_bit(EBFQ_QF_FIRST_DISPATCH, &bq->flags);
+	ed->in_service = NULL;
+	ed->expirations[reason]++;
+
+	if (bq->queued)
+		entity->budget = bq->next_budget;
+	/* May free bq. */
+	ebfq_entity_expire(entity, bq->queued);
+}
+
+static struct ebfq_queue *ebfq_select_queue(struct ebfq_data *ed, u64 now)
+{
+	struct ebfq_entity *entity;
+	struct ebfq_queue *bq;
+
+	entity = ebfq_sd_select(&ed->root_sd, now);
+	if (!entity)
+		return NULL;
+	bq = container_of(entity, struct ebfq_queue, entity);
+	ed->in_service = bq;
+	set_bit(EBFQ_QF_FIRST_DISPATCH, &bq->flags);
+	return bq;
+}
+
+/* Whether to keep the device idle for the empty in-service queue. */
+static bool ebfq_may_idle(struct ebfq_data *ed, struct ebfq_queue *bq)
+{
+	if (!ebfq_queue_sync(bq) || test_bit(EBFQ_QF_EXITED, &bq->flags) ||
+	    !ed->tun.slice_idle_ns ||
+	    bq->entity.class_idx == EBFQ_CLASS_IDLE)
+		return false;
+	if (ed->tun.strict_guarantees)
+		return true;
+	/* Nobody else waits: idling would protect the queue from nobody. */
+	if (!ed->busy_queues)
+		return false;
+	/* A seeky queue on flash gains nothing worth the idle device. */
+	return !(ebfq_queue_seeky(bq) && blk_queue_nonrot(ed->queue));
+}
+
+static void ebfq_start_idling(struct ebfq_data *ed, struct ebfq_queue *bq)
+{
+	clear_bit(EBFQ_QF_WAIT, &bq->flags);
+	set_bit(EBFQ_QF_IDLING, &bq->flags);
+	hrtimer_start(&ed->idle_timer, ns_to_ktime(ed->tun.slice_idle_ns),
+		      HRTIMER_MODE_REL);
+}
+
+/*
+ * The in-service queue is empty: wait for its I/O in flight and then idle
+ * for its next request, or expire it. Returns true if it is kept.
+ */
+static bool ebfq_queue_ran_dry(struct ebfq_data *ed, struct ebfq_queue *bq)
+{
+	if (!ebfq_may_idle(ed, bq)) {
+		ebfq_expire(ed, bq, EBFQ_EXP_EMPTY);
+		return false;
+	}
+	if (test_bit(EBFQ_QF_IDLING, &bq->flags))
+		return true;
+	if (bq->dispatched)
+		set_bit(EBFQ_QF_WAIT, &bq->flags);
+	else
+		ebfq_start_idling(ed, bq);
+	return true;
+}
+
+/* A request of @bq may go: NULL if @bq must wait or was expired. */
+static struct request *ebfq_queue_next(struct ebfq_data *ed,
+				       struct ebfq_queue *bq, u64 now)
+{
+	struct ebfq_entity *entity = &bq->entity;
+	unsigned int timeout = ed->tun.timeout_ms[ebfq_queue_sync(bq)];
+	struct request *rq;
+
+	if (!bq->queued) {
+		ebfq_queue_ran_dry(ed, bq);
+		return NULL;
+	}
+	if (!test_bit(EBFQ_QF_FIRST_DISPATCH, &bq->flags) &&
+	    now - bq->turn_start_ns > (u64)timeout * NSEC_PER_MSEC) {
+		ebfq_expire(ed, bq, EBFQ_EXP_TIMEOUT);
+		return NULL;
+	}
+	rq = ebfq_choose_request(ed, bq);
+	if (entity->service &&
+	    entity->service + blk_rq_sectors(rq) > entity->budget) {
+		ebfq_expire(ed, bq, EBFQ_EXP_BUDGET);
+		return NULL;
+	}
+	return rq;
+}
+
+static void ebfq_mark_in_driver(struct ebfq_data *ed, struct request *rq,
+				u64 now)
+{
+	struct ebfq_queue *bq = ebfq_rq_queue(rq);
+
+	/* Only our requests come back through ->finish_request(). */
+	if (!bq)
+		return;
+	ebfq_rate_dispatched(ed, rq, now);
+	ed->in_driver++;
+	bq->dispatched++;
+	rq->elv.priv[1] = EBFQ_RQ_IN_DRIVER;
+}
+
+/* Only the idle class has work, and must wait: come back when it may go. */
+static void ebfq_idle_class_wait(struct ebfq_data *ed, u64 now)
+{
+	u64 delay = ebfq_sd_idle_class_delay(&ed->root_sd, now);
+
+	if (!delay || !ed->queued || ed->idle_class_wait)
+		return;
+	ed->idle_class_wait = true;
+	hrtimer_start(&ed->idle_timer, ns_to_ktime(delay), HRTIMER_MODE_REL);
+}
+
+static struct request *__ebfq_dispatch(struct ebfq_data *ed)
+{
+	struct ebfq_queue *bq;
+	struct request *rq;
+	u64 now = ktime_get_ns();
+
+	lockdep_assert_held(&ed->lock);
+
+	rq = list_first_entry_or_null(&ed->dispatch, struct request, queuelist);
+	if (rq) {
+		list_del_init(&rq->queuelist);
+		goto out;
+	}
+
+	/* Strict guarantees: one request at a time in the device. */
+	if (ed->tun.strict_guarantees && ed->in_driver)
+		return NULL;
+
+	for (;;) {
+		bq = ed->in_service;
+		if (!bq) {
+			bq = ebfq_select_queue(ed, now);
+			if (!bq) {
+				ebfq_idle_class_wait(ed, now);
+				return NULL;
+			}
+		}
+		rq = ebfq_queue_next(ed, bq, now);
+		if (rq)
+			break;
+		if (ed->in_service)
+			return NULL;
+	}
+
+	ebfq_remove_request(ed, rq);
+	if (test_and_clear_bit(EBFQ_QF_FIRST_DISPATCH, &bq->flags))
+		bq->turn_start_ns = now;
+	ebfq_entity_charge(&bq->entity, blk_rq_sectors(rq), now);
+	bq->head = blk_rq_pos(rq) + blk_rq_sectors(rq);
+out:
+	ebfq_mark_in_driver(ed, rq, now);
+	rq->rq_flags |= RQF_STARTED;
+	return rq;
+}
+
+static bool ebfq_dispatch_blocked(struct ebfq_data *ed)
+{
+	struct ebfq_queue *bq = ed->in_service;
+
+	if (ed->tun.strict_guarantees && ed->in_driver)
+		return true;
+	if (ed->idle_class_wait)
+		return true;
+	return bq && (test_bit(EBFQ_QF_WAIT, &bq->flags) ||
+		      test_bit(EBFQ_QF_IDLING, &bq->flags));
+}
+
+/*
+ * Refresh what ->has_work() reports. Returns true when work just became
+ * dispatchable outside of blk-mq's own insert and dispatch paths, so the
+ * caller must run the hardware queues.
+ */
+static bool ebfq_update_has_work(struct ebfq_data *ed)
+{
+	bool had = ed->has_work;
+	bool has = !list_empty(&ed->dispatch) ||
+		   (ed->queued && !ebfq_dispatch_blocked(ed));
+
+	lockdep_assert_held(&ed->lock);
+	WRITE_ONCE(ed->has_work, has);
+	return has && !had;
+}
+
+static enum hrtimer_restart ebfq_idle_timer_fn(struct hrtimer *timer)
+{
+	struct ebfq_data *ed = container_of(timer, struct ebfq_data, idle_timer);
+	struct ebfq_queue *bq;
+	unsigned long flags;
+	bool kick;
+
+	spin_lock_irqsave(&ed->lock, flags);
+	bq = ed->in_service;
+	if (bq && test_bit(EBFQ_QF_IDLING, &bq->flags) && !bq->queued) {
+		ed->idle_expired++;
+		ebfq_expire(ed, bq, EBFQ_EXP_TOO_IDLE);
+	}
+	ed->idle_class_wait = false;
+	kick = ebfq_update_has_work(ed);
+	spin_unlock_irqrestore(&ed->lock, flags);
+
+	if (kick)
+		blk_mq_run_hw_queues(ed->queue, true);
+	return HRTIMER_NORESTART;
+}
+
+/* A request of @bq left the driver (completed or requeued). */
+static void ebfq_left_driver(struct ebfq_data *ed, struct request *rq, u64 now)
+{
+	struct ebfq_queue *bq = ebfq_rq_queue(rq);
+
+	lockdep_assert_held(&ed->lock);
+
+	if (rq->elv.priv[1] != EBFQ_RQ_IN_DRIVER)
+		return;
+	rq->elv.priv[1] = NULL;
+	bq->dispatched--;
+	ed->in_driver--;
+	ebfq_rate_completed(ed, now);
+
+	if (bq == ed->in_service && !bq->dispatched &&
+	    test_bit(EBFQ_QF_WAIT, &bq->flags)) {
+		clear_bit(EBFQ_QF_WAIT, &bq->flags);
+		ebfq_queue_ran_dry(ed, bq);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* elevator_mq_ops.                                                    */
+
+static void ebfq_prepare_request(struct request *rq)
+{
+	struct ebfq_data *ed = rq->q->elevator->elevator_data;
+	struct io_cq *icq = ioc_find_get_icq(rq->q);
+	int ioprio = get_current_ioprio();
+	struct ebfq_queue *bq;
+
+	spin_lock_irq(&ed->lock);
+	bq = ebfq_get_queue(ed, icq ? icq_to_bic(icq) : NULL,
+			    op_is_sync(rq->cmd_flags), ioprio);
+	bq->ref++;
+	spin_unlock_irq(&ed->lock);
+
+	/* ioc_find_get_icq() took a reference the task already holds. */
+	if (icq)
+		put_io_context(icq->ioc);
+
+	rq->elv.priv[0] = bq;
+	rq->elv.priv[1] = NULL;
+}
+
+static void ebfq_finish_request(struct request *rq)
+{
+	struct ebfq_data *ed = rq->q->elevator->elevator_data;
+	struct ebfq_queue *bq = rq->elv.priv[0];
+	unsigned long flags;
+	bool kick;
+
+	if (!bq)
+		return;
+
+	spin_lock_irqsave(&ed->lock, flags);
+	ebfq_left_driver(ed, rq, ktime_get_ns());
+	ebfq_put_queue(bq);
+	kick = ebfq_update_has_work(ed);
+	spin_unlock_irqrestore(&ed->lock, flags);
+
+	rq->elv.priv[0] = NULL;
+	if (kick)
+		blk_mq_run_hw_queues(rq->q, true);
+}
+
+static void ebfq_requeue_request(struct request *rq)
+{
+	struct ebfq_data *ed = rq->q->elevator->elevator_data;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ed->lock, flags);
+	ebfq_left_driver(ed, rq, ktime_get_ns());
+	ebfq_update_has_work(ed);
+	spin_unlock_irqrestore(&ed->lock, flags);
+}
+
+static void ebfq_insert_requests(struct blk_mq_hw_ctx *hctx,
+				 struct list_head *list, bool at_head)
+{
+	struct request_queue *q = hctx->queue;
+	struct ebfq_data *ed = q->elevator->elevator_data;
+	LIST_HEAD(free);
+
+	spin_lock_irq(&ed->lock);
+	while (!list_empty(list)) {
+		struct request *rq = list_first_entry(list, struct request,
+						      queuelist);
+		struct ebfq_queue *bq = ebfq_rq_queue(rq);
+
+		list_del_init(&rq->queuelist);
+		if (blk_mq_sched_try_insert_merge(q, rq, &free))
+			continue;
+
+		trace_block_rq_insert(rq);
+		if (at_head || !bq) {
+			if (at_head)
+				list_add(&rq->queuelist, &ed->dispatch);
+			else
+				list_add_tail(&rq->queuelist, &ed->dispatch);
+			continue;
+		}
+		ebfq_add_request(ed, bq, rq);
+	}
+	ebfq_update_has_work(ed);
+	spin_unlock_irq(&ed->lock);
+
+	/* Their ->finish_request() takes the lock. */
+	blk_mq_free_requests(&free);
+}
+
+static struct request *ebfq_dispatch_request(struct blk_mq_hw_ctx *hctx)
+{
+	struct ebfq_data *ed = hctx->queue->elevator->elevator_data;
+	struct request *rq;
+
+	spin_lock_irq(&ed->lock);
+	rq = __ebfq_dispatch(ed);
+	ebfq_update_has_work(ed);
+	spin_unlock_irq(&ed->lock);
+	return rq;
+}
+
+static bool ebfq_has_work(struct blk_mq_hw_ctx *hctx)
+{
+	struct ebfq_data *ed = hctx->queue->elevator->elevator_data;
+
+	return READ_ONCE(ed->has_work);
+}
+
+/* The io_cq of the current process on @q, or NULL. */
+static struct ebfq_io_cq *ebfq_current_bic(struct request_queue *q)
+{
+	struct io_cq *icq;
+
+	if (!current->io_context)
+		return NULL;
+	spin_lock_irq(&q->queue_lock);
+	icq = ioc_lookup_icq(q);
+	spin_unlock_irq(&q->queue_lock);
+	return icq ? icq_to_bic(icq) : NULL;
+}
+
+static bool ebfq_bio_merge(struct request_queue *q, struct bio *bio,
+			   unsigned int nr_segs)
+{
+	struct ebfq_data *ed = q->elevator->elevator_data;
+	struct ebfq_io_cq *bic = ebfq_current_bic(q);
+	struct request *free = NULL;
+	bool merged;
+
+	spin_lock_irq(&ed->lock);
+	ed->merge_bio = bio;
+	ed->merge_queue = bic ? bic->queue[op_is_sync(bio->bi_opf)] : NULL;
+	merged = blk_mq_sched_try_merge(q, bio, nr_segs, &free);
+	ed->merge_bio = NULL;
+	ed->merge_queue = NULL;
+	ebfq_update_has_work(ed);
+	spin_unlock_irq(&ed->lock);
+
+	if (free)
+		blk_mq_free_request(free);
+	return merged;
+}
+
+/* A bio only joins a request of the queue it would have gone to. */
+static bool ebfq_allow_merge(struct request_queue *q, struct request *rq,
+			     struct bio *bio)
+{
+	struct ebfq_data *ed = q->elevator->elevator_data;
+	struct ebfq_queue *bq = ebfq_rq_queue(rq);
+
+	if (!bq)
+		return false;
+	if (READ_ONCE(ed->merge_bio) == bio)
+		return ed->merge_queue == bq;
+	/* The plug of the current task: its own requests only. */
+	return ebfq_queue_sync(bq) == op_is_sync(bio->bi_opf);
+}
+
+static int ebfq_request_merge(struct request_queue *q, struct request **req,
+			      struct bio *bio)
+{
+	struct ebfq_data *ed = q->elevator->elevator_data;
+	struct ebfq_queue *bq = ed->merge_queue;
+	struct request *rq;
+
+	lockdep_assert_held(&ed->lock);
+
+	if (!bq || ed->merge_bio != bio)
+		return ELEVATOR_NO_MERGE;
+	/* The queued request that starts where the bio ends takes it first. */
+	rq = elv_rb_find(&bq->sort_list, bio_end_sector(bio));
+	if (!rq || !elv_bio_merge_ok(rq, bio))
+		return ELEVATOR_NO_MERGE;
+	*req = rq;
+	return blk_discard_mergable(rq) ? ELEVATOR_DISCARD_MERGE :
+					  ELEVATOR_FRONT_MERGE;
+}
+
+static void ebfq_request_merged(struct request_queue *q, struct request *rq,
+				enum elv_merge type)
+{
+	struct ebfq_queue *bq = ebfq_rq_queue(rq);
+
+	if (type == ELEVATOR_FRONT_MERGE && bq && !RB_EMPTY_NODE(&rq->rb_node)) {
+		elv_rb_del(&bq->sort_list, rq);
+		elv_rb_add(&bq->sort_list, rq);
+	}
+}
+
+static void ebfq_requests_merged(struct request_queue *q, struct request *rq,
+				 struct request *next)
+{
+	struct ebfq_data *ed = q->elevator->elevator_data;
+	struct ebfq_queue *bq = ebfq_rq_queue(rq);
+	struct ebfq_queue *next_bq = ebfq_rq_queue(next);
+
+	lockdep_assert_held(&ed->lock);
+
+	/* rq inherits next's earlier deadline, and its place in the FIFO. */
+	if (bq && bq == next_bq && !list_empty(&rq->queuelist) &&
+	    !list_empty(&next->queuelist) &&
+	    time_before((unsigned long)next->fifo_time,
+			(unsigned long)rq->fifo_time)) {
+		list_move(&rq->queuelist, &next->queuelist);
+		rq->fifo_time = next->fifo_time;
+	}
+	/* Merged at insertion, next never reached its queue. */
+	if (next_bq && !RB_EMPTY_NODE(&next->rb_node))
+		ebfq_remove_request(ed, next);
+}
+
+static void ebfq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
+{
+	struct ebfq_data *ed = data->q->elevator->elevator_data;
+
+	/* Sync reads may take every tag; writes and async I/O may not. */
+	if (op_is_sync(opf) && !op_is_write(opf))
+		return;
+	data->shallow_depth = ed->async_depth;
+}
+
+static void ebfq_depth_updated(struct blk_mq_hw_ctx *hctx)
+{
+	struct ebfq_data *ed = hctx->queue->elevator->elevator_data;
+	struct blk_mq_tags *tags = hctx->sched_tags;
+	unsigned int word = 1U << tags->bitmap_tags.sb.shift;
+
+	/* Three quarters of every sbitmap word, at least one tag. */
+	ed->async_depth = max(1U, word * 3 / 4);
+	sbitmap_queue_min_shallow_depth(&tags->bitmap_tags, ed->async_depth);
+}
+
+static int ebfq_init_hctx(struct blk_mq_hw_ctx *hctx, unsigned int hctx_idx)
+{
+	ebfq_depth_updated(hctx);
+	return 0;
+}
+
+static void ebfq_exit_icq(struct io_cq *icq)
+{
+	struct ebfq_io_cq *bic = icq_to_bic(icq);
+	struct ebfq_data *ed = icq->q->elevator->elevator_data;
+	unsigned long flags;
+	bool kick;
+	int sync;
+
+	spin_lock_irqsave(&ed->lock, flags);
+	for (sync = 0; sync < 2; sync++) {
+		struct ebfq_queue *bq = bic->queue[sync];
+
+		if (!bq)
+			continue;
+		bic->queue[sync] = NULL;
+		if (sync) {
+			set_bit(EBFQ_QF_EXITED, &bq->flags);
+			/* Never idle for a process that is gone. */
+			if (bq == ed->in_service && !bq->queued)
+				ebfq_expire(ed, bq, EBFQ_EXP_EXITED);
+		}
+		ebfq_put_queue(bq);
+	}
+	kick = ebfq_update_has_work(ed);
+	spin_unlock_irqrestore(&ed->lock, flags);
+
+	if (kick)
+		blk_mq_run_hw_queues(icq->q, true);
+}
+
+/* A device's scheduler state, before any request. */
+static void ebfq_data_init(struct ebfq_data *ed, struct request_queue *q)
+{
+	ed->queue = q;
+	spin_lock_init(&ed->lock);
+	ebfq_sd_init(&ed->root_sd, NULL);
+	INIT_LIST_HEAD(&ed->dispatch);
+	INIT_LIST_HEAD(&ed->all_queues);
+	ebfq_tunables_init(&ed->tun);
+	ed->auto_max_budget = ebfq_default_max_budget;
+	hrtimer_init(&ed->idle_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	ed->idle_timer.function = ebfq_idle_timer_fn;
+
+	/* Requests nobody's queue could take; it is never freed. */
+	ebfq_queue_setup(ed, &ed->oom_queue, true,
+			 IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 4));
+	ed->oom_queue.ref = 1;
+	ed->oom_queue.pid = 0;
+}
+
+static int ebfq_init_sched(struct request_queue *q, struct elevator_type *e)
+{
+	struct ebfq_data *ed = kzalloc_node(sizeof(*ed), GFP_KERNEL, q->node);
+	struct elevator_queue *eq = ed ? elevator_alloc(q, e) : NULL;
+
+	if (!eq) {
+		kfree(ed);
+		return -ENOMEM;
+	}
+	ebfq_data_init(ed, q);
+
+	/* One scheduler for the device, whatever its hardware queues. */
+	blk_queue_flag_set(QUEUE_FLAG_SQ_SCHED, q);
+
+	eq->elevator_data = ed;
+	q->elevator = eq;
+	return 0;
+}
+
+static void ebfq_exit_sched(struct elevator_queue *e)
+{
+	struct ebfq_data *ed = e->elevator_data;
+	struct ebfq_queue *bq, *tmp;
+	int class, level;
+
+	hrtimer_cancel(&ed->idle_timer);
+
+	spin_lock_irq(&ed->lock);
+	if (ed->in_service)
+		ebfq_expire(ed, ed->in_service, EBFQ_EXP_EXITED);
+	ebfq_sd_flush_idle(&ed->root_sd);
+	for (class = 0; class < EBFQ_NR_CLASSES; class++) {
+		for (level = 0; level < IOPRIO_NR_LEVELS; level++) {
+			bq = ed->async[class][level];
+			if (bq) {
+				ed->async[class][level] = NULL;
+				ebfq_put_queue(bq);
+			}
+		}
+	}
+	WARN_ON_ONCE(ed->queued || ed->in_driver || !list_empty(&ed->dispatch));
+	list_for_each_entry_safe(bq, tmp, &ed->all_queues, all_node) {
+		if (bq == &ed->oom_queue)
+			continue;
+		WARN_ONCE(1, "ebfq: queue of pid %d left with %d references\n",
+			  bq->pid, bq->ref);
+		list_del(&bq->all_node);
+		kmem_cache_free(ebfq_queue_cache, bq);
+	}
+	spin_unlock_irq(&ed->lock);
+
+	kfree(ed);
+}
+
+static struct elevator_type ebfq_iosched = {
+	.elevator_name		= "ebfq",
+	.elevator_owner		= THIS_MODULE,
+	.elevator_attrs		= ebfq_attrs,
+#ifdef CONFIG_BLK_DEBUG_FS
+	.queue_debugfs_attrs	= ebfq_queue_debugfs_attrs,
+#endif
+
+	/* Per process data: struct ebfq_io_cq. */
+	.icq_size		= sizeof(struct ebfq_io_cq),
+	.icq_align		= __alignof__(struct ebfq_io_cq),
+
+	/* The scheduler of a device and its hardware queues. */
+	.ops.init_sched			= ebfq_init_sched,
+	.ops.exit_sched			= ebfq_exit_sched,
+	.ops.init_hctx			= ebfq_init_hctx,
+	.ops.depth_updated		= ebfq_depth_updated,
+
+	/* A process leaves the device. */
+	.ops.exit_icq			= ebfq_exit_icq,
+
+	/* Requests coming in. */
+	.ops.limit_depth		= ebfq_limit_depth,
+	.ops.prepare_request		= ebfq_prepare_request,
+	.ops.insert_requests		= ebfq_insert_requests,
+
+	/* Requests going to the driver and coming back. */
+	.ops.has_work			= ebfq_has_work,
+	.ops.dispatch_request		= ebfq_dispatch_request,
+	.ops.requeue_request		= ebfq_requeue_request,
+	.ops.finish_request		= ebfq_finish_request,
+
+	/* Merges, within a queue only. */
+	.ops.bio_merge			= ebfq_bio_merge,
+	.ops.allow_merge		= ebfq_allow_merge,
+	.ops.request_merge		= ebfq_request_merge,
+
+	/* After a merge. */
+	.ops.request_merged		= ebfq_request_merged,
+	.ops.requests_merged		= ebfq_requests_merged,
+
+	/* Neighbours in sector order, within the queue. */
+	.ops.former_request		= elv_rb_former_request,
+	.ops.next_request		= elv_rb_latter_request,
+};
+MODULE_ALIAS("ebfq-iosched");
+
+static int __init ebfq_init(void)
+{
+	int ret;
+
+	ebfq_queue_cache = KMEM_CACHE(ebfq_queue, 0);
+	if (!ebfq_queue_cache)
+		return -ENOMEM;
+	ret = elv_register(&ebfq_iosched);
+	if (ret)
+		kmem_cache_destroy(ebfq_queue_cache);
+	return ret;
+}
+
+static void __exit ebfq_exit(void)
+{
+	elv_unregister(&ebfq_iosched);
+	kmem_cache_destroy(ebfq_queue_cache);
+}
+
+module_init(ebfq_init);
+module_exit(ebfq_exit);
+
+MODULE_AUTHOR("ebfq developers");
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Budget Fair Queueing I/O scheduler for SD and eMMC");

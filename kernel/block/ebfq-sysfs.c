@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ebfq: tunables under /sys/block/DEV/queue/iosched/ and state under
+ * /sys/kernel/debug/block/DEV/sched/.
+ *
+ * Names and units follow the kernel's bfq where it has the same knob. A
+ * value out of range is refused with -EINVAL and changes nothing.
+ */
+#include <linux/blkdev.h>
+#include <linux/kernel.h>
+#include <linux/seq_file.h>
+#include <linux/sysfs.h>
+
+#include "elevator.h"
+#include "blk-mq-debugfs.h"
+#include "ebfq-iosched.h"
+
+/* How long a sync queue that ran dry may keep the device idle, ns. */
+static const u64 ebfq_default_slice_idle_ns = 8 * NSEC_PER_MSEC;
+
+/* The longest turn of a sync / an async queue, ms. */
+static const unsigned int ebfq_default_timeout_sync_ms = 125;
+static const unsigned int ebfq_default_timeout_async_ms = 40;
+
+/* FIFO deadline of sync / async requests, ms. */
+static const unsigned int ebfq_default_fifo_expire_sync_ms = 125;
+static const unsigned int ebfq_default_fifo_expire_async_ms = 250;
+
+/* Longest backward seek worth taking, KiB, and its cost factor. */
+static const unsigned int ebfq_default_back_seek_max = 16 * 1024;
+static const unsigned int ebfq_default_back_seek_penalty = 2;
+
+/* Ranges: a second of idling or turn, ten seconds of FIFO deadline. */
+#define EBFQ_SLICE_IDLE_MAX_MS	1000U
+#define EBFQ_TIMEOUT_MAX_MS	1000U
+#define EBFQ_FIFO_MAX_MS	10000U
+#define EBFQ_BACK_SEEK_MAX_KIB	(1024U * 1024U)
+#define EBFQ_PENALTY_MAX	100U
+/* An explicit max_budget: 16 KiB to 512 MiB, in sectors. */
+#define EBFQ_MAX_BUDGET_MIN	32U
+#define EBFQ_MAX_BUDGET_MAX	(1024U * 1024U)
+
+/**
+ * ebfq_tunables_init - the defaults of a new device
+ * @tun: the tunables to fill
+ */
+void ebfq_tunables_init(struct ebfq_tunables *tun)
+{
+	tun->slice_idle_ns = ebfq_default_slice_idle_ns;
+	tun->timeout_ms[1] = ebfq_default_timeout_sync_ms;
+	tun->timeout_ms[0] = ebfq_default_timeout_async_ms;
+	tun->fifo_expire_ms[1] = ebfq_default_fifo_expire_sync_ms;
+	tun->fifo_expire_ms[0] = ebfq_default_fifo_expire_async_ms;
+	tun->max_budget = 0;
+	tun->back_seek_max = ebfq_default_back_seek_max;
+	tun->back_seek_penalty = ebfq_default_back_seek_penalty;
+	tun->strict_guarantees = false;
+}
+
+/* Parse a decimal in [min, max]; anything else is -EINVAL. */
+static int ebfq_parse(const char *page, unsigned int min, unsigned int max,
+		      unsigned int *val)
+{
+	if (kstrtouint(page, 10, val) || *val < min || *val > max)
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * SHOW/STORE for a tunable held as ed->tun.FIELD: shown as FIELD / DIV,
+ * stored as the parsed value, in [MIN, MAX], times DIV.
+ */
+#define EBFQ_SHOW(name, field, div)					\
+static ssize_t ebfq_##name##_show(struct elevator_queue *e, char *page)	\
+{									\
+	struct ebfq_data *ed = e->elevator_data;			\
+									\
+	return sysfs_emit(page, "%llu\n",				\
+			  (unsigned long long)div64_u64(ed->tun.field, div)); \
+}
+
+#define EBFQ_STORE(name, field, div, min, max)				\
+static ssize_t ebfq_##name##_store(struct elevator_queue *e,		\
+				   const char *page, size_t count)	\
+{									\
+	struct ebfq_data *ed = e->elevator_data;			\
+	unsigned int val;						\
+	int ret;							\
+									\
+	ret = ebfq_parse(page, min, max, &val);				\
+	if (ret)							\
+		return ret;						\
+	spin_lock_irq(&ed->lock);					\
+	ed->tun.field = (u64)val * (div);				\
+	spin_unlock_irq(&ed->lock);					\
+	return count;							\
+}
+
+EBFQ_SHOW(slice_idle, slice_idle_ns, NSEC_PER_MSEC)
+EBFQ_STORE(slice_idle, slice_idle_ns, NSEC_PER_MSEC, 0, EBFQ_SLICE_IDLE_MAX_MS)
+EBFQ_SHOW(slice_idle_us, slice_idle_ns, NSEC_PER_USEC)
+EBFQ_STORE(slice_idle_us, slice_idle_ns, NSEC_PER_USEC, 0,
+	   EBFQ_SLICE_IDLE_MAX_MS * USEC_PER_MSEC)
+EBFQ_SHOW(timeout_sync, timeout_ms[1], 1)
+EBFQ_STORE(timeout_sync, timeout_ms[1], 1, 1, EBFQ_TIMEOUT_MAX_MS)
+EBFQ_SHOW(timeout_async, timeout_ms[0], 1)
+EBFQ_STORE(timeout_async, timeout_ms[0], 1, 1, EBFQ_TIMEOUT_MAX_MS)
+EBFQ_SHOW(fifo_expire_sync, fifo_expire_ms[1], 1)
+EBFQ_STORE(fifo_expire_sync, fifo_expire_ms[1], 1, 1, EBFQ_FIFO_MAX_MS)
+EBFQ_SHOW(fifo_expire_async, fifo_expire_ms[0], 1)
+EBFQ_STORE(fifo_expire_async, fifo_expire_ms[0], 1, 1, EBFQ_FIFO_MAX_MS)
+EBFQ_SHOW(back_seek_max, back_seek_max, 1)
+EBFQ_STORE(back_seek_max, back_seek_max, 1, 0, EBFQ_BACK_SEEK_MAX_KIB)
+EBFQ_SHOW(back_seek_penalty, back_seek_penalty, 1)
+EBFQ_STORE(back_seek_penalty, back_seek_penalty, 1, 1, EBFQ_PENALTY_MAX)
+EBFQ_SHOW(strict_guarantees, strict_guarantees, 1)
+EBFQ_STORE(strict_guarantees, strict_guarantees, 1, 0, 1)
+EBFQ_SHOW(max_budget, max_budget, 1)
+
+/* max_budget: 0 (auto-tuned from the peak rate) or an explicit value. */
+static ssize_t ebfq_max_budget_store(struct elevator_queue *e,
+				     const char *page, size_t count)
+{
+	struct ebfq_data *ed = e->elevator_data;
+	unsigned int val;
+	int ret;
+
+	ret = ebfq_parse(page, 0, EBFQ_MAX_BUDGET_MAX, &val);
+	if (ret)
+		return ret;
+	if (val && val < EBFQ_MAX_BUDGET_MIN)
+		return -EINVAL;
+	spin_lock_irq(&ed->lock);
+	ed->tun.max_budget = val;
+	spin_unlock_irq(&ed->lock);
+	return count;
+}
+
+#define EBFQ_ATTR(name) \
+	__ATTR(name, 0644, ebfq_##name##_show, ebfq_##name##_store)
+
+struct elv_fs_entry ebfq_attrs[] = {
+	EBFQ_ATTR(slice_idle),
+	EBFQ_ATTR(slice_idle_us),
+	EBFQ_ATTR(timeout_sync),
+	EBFQ_ATTR(timeout_async),
+	EBFQ_ATTR(max_budget),
+	EBFQ_ATTR(back_seek_max),
+	EBFQ_ATTR(back_seek_penalty),
+	EBFQ_ATTR(fifo_expire_sync),
+	EBFQ_ATTR(fifo_expire_async),
+	EBFQ_ATTR(strict_guarantees),
+	__ATTR_NULL
+};
+
+#ifdef CONFIG_BLK_DEBUG_FS
+static const char *const ebfq_class_names[EBFQ_NR_CLASSES] = {
+	[EBFQ_CLASS_RT]		= "rt",
+	[EBFQ_CLASS_BE]		= "be",
+	[EBFQ_CLASS_IDLE]	= "idle",
+};
+
+static const char *const ebfq_where_names[] = {
+	[EBFQ_NOWHERE]		= "none",
+	[EBFQ_ACTIVE]		= "active",
+	[EBFQ_IN_SERVICE]	= "in-service",
+	[EBFQ_IDLE]		= "idle",
+};
+
+static int ebfq_state_show(void *data, struct seq_file *m)
+{
+	struct request_queue *q = data;
+	struct ebfq_data *ed = q->elevator->elevator_data;
+	int i;
+
+	spin_lock_irq(&ed->lock);
+	seq_printf(m, "peak_rate_sectors_per_s %llu\n", ed->peak_rate);
+	seq_printf(m, "max_budget %lu%s\n", ebfq_max_budget(ed),
+		   ed->tun.max_budget ? "" : " (auto)");
+	seq_printf(m, "busy_queues %u\nqueued %u\nin_driver %u\n",
+		   ed->busy_queues, ed->queued, ed->in_driver);
+	seq_printf(m, "in_service %d\n",
+		   ed->in_service ? ed->in_service->pid : -1);
+	seq_printf(m, "async_depth %u\n", ed->async_depth);
+	for (i = 0; i < EBFQ_NR_CLASSES; i++) {
+		const struct ebfq_service_tree *st = &ed->root_sd.tree[i];
+
+		seq_printf(m, "tree %s vtime %llu wsum %lu active %u\n",
+			   ebfq_class_names[i], st->vtime, st->wsum,
+			   st->nr_active);
+	}
+	for (i = 0; i < EBFQ_NR_EXPIRE_REASONS; i++)
+		seq_printf(m, "expired_%s %lu\n", ebfq_expire_names[i],
+			   ed->expirations[i]);
+	spin_unlock_irq(&ed->lock);
+	return 0;
+}
+
+static int ebfq_queues_show(void *data, struct seq_file *m)
+{
+	struct request_queue *q = data;
+	struct ebfq_data *ed = q->elevator->elevator_data;
+	struct ebfq_queue *bq;
+
+	seq_puts(m, "pid type class weight where budget service next_budget start finish queued dispatched seeky ref\n");
+	spin_lock_irq(&ed->lock);
+	list_for_each_entry(bq, &ed->all_queues, all_node) {
+		const struct ebfq_entity *en = &bq->entity;
+
+		seq_printf(m, "%d %s %s %u %s %lu %lu %lu %llu %llu %u %u %d %d\n",
+			   bq->pid,
+			   test_bit(EBFQ_QF_SYNC, &bq->flags) ? "sync" : "async",
+			   ebfq_class_names[en->class_idx], en->weight,
+			   ebfq_where_names[en->where], en->budget,
+			   en->service, bq->next_budget, en->start, en->finish,
+			   bq->queued, bq->dispatched,
+			   hweight32(bq->seek_history), bq->ref);
+	}
+	spin_unlock_irq(&ed->lock);
+	return 0;
+}
+
+const struct blk_mq_debugfs_attr ebfq_queue_debugfs_attrs[] = {
+	{"state", 0400, ebfq_state_show},
+	{"queues", 0400, ebfq_queues_show},
+	{},
+};
+#endif /* CONFIG_BLK_DEBUG_FS */
