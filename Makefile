@@ -11,8 +11,14 @@ FLAVOUR ?= test
 
 # Kernel flavours: a base defconfig of the tree plus our fragments.
 BASE_DEFCONFIG := vexpress_defconfig
-FRAGMENTS_test := defconfigs/lean.config defconfigs/board-vexpress.config \
-		  defconfigs/board-virt.config defconfigs/test.config
+# test: ebfq built in and the default, KUnit, lockdep; the kernel of the
+# test suite and the demo. module: the same without ebfq, for ebfq.ko.
+BOARD_FRAGMENTS := defconfigs/lean.config defconfigs/board-vexpress.config \
+		   defconfigs/board-virt.config
+FRAGMENTS_test := $(BOARD_FRAGMENTS) defconfigs/ebfq.config \
+		  defconfigs/default-ebfq.config defconfigs/test.config
+FRAGMENTS_module := $(BOARD_FRAGMENTS) defconfigs/test.config \
+		    defconfigs/module.config
 
 BUILD := $(CURDIR)/build
 KERNEL_OUT := $(BUILD)/kernel-$(FLAVOUR)
@@ -27,7 +33,7 @@ ifeq ($(filter $(FLAVOUR),$(patsubst FRAGMENTS_%,%,$(filter FRAGMENTS_%,$(.VARIA
 $(error unknown FLAVOUR '$(FLAVOUR)' (have: $(patsubst FRAGMENTS_%,%,$(filter FRAGMENTS_%,$(.VARIABLES)))))
 endif
 
-.PHONY: help deps kernel rootfs boot check demo clean
+.PHONY: help deps kernel rootfs module patchset boot check demo clean
 
 help:
 	@echo "ebfq: a BFQ I/O scheduler for SD and eMMC boards, built and tested in QEMU"
@@ -37,7 +43,9 @@ help:
 	@echo "  make check     the whole test suite on both boards (the CI command)"
 	@echo
 	@echo "  make deps      apt-get only what is missing, fetch the armhf userland"
-	@echo "  make kernel    build build/kernel-\$$FLAVOUR (FLAVOUR=$(FLAVOUR))"
+	@echo "  make kernel    build build/kernel-\$$FLAVOUR (FLAVOUR=$(FLAVOUR); test or module)"
+	@echo "  make module    build ebfq.ko out of tree against build/kernel-module"
+	@echo "  make patchset  export the kernel patch series to build/patchset/"
 	@echo "  make rootfs    build the initramfs and the scratch disk template"
 	@echo "  make boot      interactive boot: BOARD=vexpress|virt PROFILE=$$(ls board-scripts/profiles | sed 's/.profile//' | paste -sd'|')"
 	@echo "  make clean     remove build/ outputs but keep the extracted tree and downloads"
@@ -57,7 +65,15 @@ boot: kernel rootfs
 demo: kernel rootfs
 	@scripts/boot.sh virt emmc $(ZIMAGE) $(INITRD) demo
 
-check: kernel rootfs
+# The out-of-tree module, against a kernel that does not build ebfq in.
+module: deps rootfs
+	@scripts/kernel.sh module $(BASE_DEFCONFIG) $(FRAGMENTS_module)
+	@scripts/module.sh $(BUILD)/kernel-module $(BUILD)/module
+
+patchset: kernel
+	@scripts/patchset.sh $(BUILD)/patchset
+
+check: kernel rootfs module patchset
 	@KERNEL=$(ZIMAGE) INITRD=$(INITRD) tests/run-host.sh
 
 clean:
