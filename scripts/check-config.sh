@@ -12,28 +12,37 @@ set -euo pipefail
 config=$1
 shift
 [ -f "$config" ] || { echo "error: no such config '$config'" >&2; exit 2; }
-bad=0
+# merge_config.sh lets a later fragment override an earlier one: the
+# last request for a symbol is the one that must hold.
+declare -A want from
+order=()
 for frag in "$@"; do
 	while IFS= read -r line; do
 		case $line in
 		CONFIG_*=*)
-			want=$line
 			sym=${line%%=*}
+			val=$line
 			;;
 		"# CONFIG_"*" is not set")
 			sym=${line#\# }
 			sym=${sym%% *}
-			want=
+			val=
 			;;
 		*) continue ;;
 		esac
-		have=$(grep -E "^$sym=" "$config" || true)
-		if [ "$have" != "$want" ]; then
-			printf 'error: %s: asked for "%s", .config has "%s"\n' \
-				"$(basename "$frag")" "${want:-# $sym is not set}" "${have:-# $sym is not set}" >&2
-			bad=$((bad + 1))
-		fi
+		[ -n "${from[$sym]+set}" ] || order+=("$sym")
+		want[$sym]=$val
+		from[$sym]=$(basename "$frag")
 	done <"$frag"
+done
+bad=0
+for sym in "${order[@]}"; do
+	have=$(grep -E "^$sym=" "$config" || true)
+	if [ "$have" != "${want[$sym]}" ]; then
+		printf 'error: %s: asked for "%s", .config has "%s"\n' "${from[$sym]}" \
+			"${want[$sym]:-# $sym is not set}" "${have:-# $sym is not set}" >&2
+		bad=$((bad + 1))
+	fi
 done
 if [ "$bad" -ne 0 ]; then
 	echo "error: $bad requested option(s) did not resolve in $config" >&2

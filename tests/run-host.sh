@@ -1,61 +1,117 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Host harness: boot each board with fresh scratch disks, run the in-guest
-# suite, and judge the boot:
+# Host harness: run the host-side tests (tests/host/*.sh: the patch series
+# applies to a pristine tree and builds), then boot each board with fresh
+# scratch disks, run the in-guest suite, and judge the boot:
 #   - TAP is read from the virtio-serial result file, not the console, and
 #     only a run whose last line is "# ebfq-guest: done" counts as finished;
 #   - a panic, an Oops, a BUG or a WARNING on the console fails the board,
 #     as does a boot that hits the hard timeout;
+#   - a KUnit case that fails on the console fails the boot;
 #   - on a failure the last 30 console lines are shown.
 # Ends with "N passed, N failed, N skipped"; exit status 1 on any failure.
 #
-#   tests/run-host.sh [BOARD...]      (default: vexpress virt)
-# Environment: KERNEL, INITRD (images), TIMEOUT (s per boot, 1500),
-# EBFQ_TESTS (a glob of guest tests), SERIAL=1 (one boot at a time).
+#   tests/run-host.sh [BOOT...]   (default: every boot below)
+# Boots:
+#   vexpress, virt   the test kernel (ebfq built in and the default), every
+#                    guest test but the 9xx ones;
+#   virt-module      the module kernel (no ebfq built in) with ebfq.ko
+#                    appended to the initramfs and elevator.default_iosched=bfq
+#                    on the command line: the default-scheduler and module tests.
+# Environment: KERNEL, INITRD, MODULE_KERNEL, MODULE_CPIO (images), TIMEOUT
+# (s per boot, 1500), EBFQ_TESTS (guest test globs, comma-separated),
+# SERIAL=1 (one boot at a time), HOST_TESTS=0 (skip tests/host).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/lib.sh
 . "$top/scripts/lib.sh"
 
 kernel=${KERNEL:-$BUILD/kernel-test/arch/arm/boot/zImage}
 initrd=${INITRD:-$BUILD/rootfs/initramfs.cpio}
+module_kernel=${MODULE_KERNEL:-$BUILD/kernel-module/arch/arm/boot/zImage}
+module_cpio=${MODULE_CPIO:-$BUILD/module/ebfq-module.cpio}
 timeout=${TIMEOUT:-1500}
-boards=("$@")
-[ ${#boards[@]} -gt 0 ] || boards=(vexpress virt)
-for f in "$kernel" "$initrd"; do
-	[ -f "$f" ] || die "missing $f: run 'make kernel rootfs'"
-done
+boots=("$@")
+[ ${#boots[@]} -gt 0 ] || boots=(vexpress virt virt-module)
 
-boot_board() {
-	local b=$1 dir=$BUILD/logs/check-$1 rc=0
+pass=0 fail=0 skipped=0
+
+# -- host tests --------------------------------------------------------------
+if [ "${HOST_TESTS:-1}" = 1 ] && [ $# -eq 0 ]; then
+	for t in "$top"/tests/host/*.sh; do
+		[ -e "$t" ] || continue
+		name=$(basename "$t" .sh)
+		progress host "$name"
+		log=$BUILD/logs/host-$name.log
+		mkdir -p "$BUILD/logs"
+		"$t" >"$log" 2>&1 || echo "not ok - $name: exited with status $?" >>"$log"
+		while IFS= read -r line; do
+			case $line in
+			"not ok "*) fail=$((fail + 1)); echo "host: $line" ;;
+			"ok "*"# SKIP"*) skipped=$((skipped + 1)); echo "host: $line" ;;
+			"ok "*) pass=$((pass + 1)); echo "host: $line" ;;
+			"# "*) echo "host: $line" ;;
+			esac
+		done <"$log"
+	done
+fi
+
+# boot_plan BOOT: sets board, bkernel, binitrd, bappend, btests.
+boot_plan() {
+	case $1 in
+	vexpress | virt)
+		board=$1 bkernel=$kernel binitrd=$initrd bappend=
+		btests=${EBFQ_TESTS:-'[!9]*'}
+		;;
+	virt-module)
+		board=virt bkernel=$module_kernel bappend="elevator.default_iosched=bfq"
+		binitrd=$BUILD/logs/check-$1.cpio
+		btests=${EBFQ_TESTS:-'001*,002*,006*,9*'}
+		;;
+	*) die "unknown boot '$1' (vexpress, virt, virt-module)" ;;
+	esac
+}
+
+boot_one() {
+	local b=$1 dir=$BUILD/logs/check-$1 rc=0 start
+	boot_plan "$b"
 	rm -rf "$dir"
 	mkdir -p "$dir"
-	board_disks "$b" "$dir"
-	local start=$(date +%s)
-	"$top/board-scripts/$b" --kernel "$kernel" --initrd "$initrd" "${disk_args[@]}" \
+	board_disks "$board" "$dir" # sets disk_args and devs
+	start=$(date +%s)
+	"$top/board-scripts/$board" --kernel "$bkernel" --initrd "$binitrd" "${disk_args[@]}" \
 		--result "$dir/result.tap" --log "$dir/console.log" --timeout "$timeout" \
-		--append "ebfq_mode=check ebfq_board=$b ebfq_devs=$devs ${EBFQ_TESTS:+ebfq_tests=$EBFQ_TESTS}" ||
+		--append "ebfq_mode=check ebfq_board=$board ebfq_devs=$devs ebfq_tests=$btests $bappend" ||
 		rc=$?
 	echo "$rc $(($(date +%s) - start))" >"$dir/status"
 }
 
-for b in "${boards[@]}"; do
-	[ -x "$top/board-scripts/$b" ] || die "unknown board '$b' (vexpress, virt)"
+for b in "${boots[@]}"; do
+	boot_plan "$b"
+	for f in "$bkernel" "$initrd"; do
+		[ -f "$f" ] || die "missing $f: run 'make kernel rootfs module'"
+	done
+	if [ "$b" = virt-module ]; then
+		[ -f "$module_cpio" ] || die "missing $module_cpio: run 'make module'"
+		mkdir -p "$BUILD/logs"
+		# The kernel unpacks concatenated cpio archives one after the other.
+		cat "$initrd" "$module_cpio" >"$binitrd"
+	fi
 done
 pids=()
-for b in "${boards[@]}"; do
+for b in "${boots[@]}"; do
 	progress boot "$b: booting (console: build/logs/check-$b/console.log)"
 	if [ "${SERIAL:-0}" = 1 ]; then
-		boot_board "$b"
+		boot_one "$b"
 	else
-		boot_board "$b" &
+		boot_one "$b" &
 		pids+=($!)
 	fi
 done
 for p in "${pids[@]}"; do wait "$p" || true; done
 
-pass=0 fail=0 skipped=0
-for b in "${boards[@]}"; do
+for b in "${boots[@]}"; do
 	dir=$BUILD/logs/check-$b
 	read -r rc secs <"$dir/status"
 	progress boot "$b: qemu exited with $rc after ${secs}s"
@@ -92,6 +148,14 @@ for b in "${boards[@]}"; do
 	if [ -n "$trouble" ]; then
 		echo "not ok - $b: kernel trouble on the console:"
 		printf '    %s\n' "$trouble"
+		fail=$((fail + 1)) bad=1
+	fi
+	# KUnit prints KTAP on the console too: a failed case fails the boot
+	# even if the guest could not report it.
+	kunit_bad=$(grep -E '^\[[ 0-9.]+\] +not ok [0-9]+ ' "$dir/console.log" | head -n 5 || true)
+	if [ -n "$kunit_bad" ]; then
+		echo "not ok - $b: KUnit reported failures on the console:"
+		printf '    %s\n' "$kunit_bad"
 		fail=$((fail + 1)) bad=1
 	fi
 	if [ "$bad" = 1 ]; then

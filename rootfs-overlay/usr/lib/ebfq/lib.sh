@@ -91,10 +91,18 @@ nullb_create() {
 	# 6.1 names a configfs device's disk after its directory; older
 	# kernels call it nullb<index>.
 	if [ -e "/sys/block/$(basename "$d")" ]; then
-		basename "$d"
+		name=$(basename "$d")
 	else
-		echo "nullb$(cat "$d/index")"
+		name=nullb$(cat "$d/index")
 	fi
+	# devtmpfs makes the node a moment after the disk appears.
+	n=0
+	while [ ! -b "/dev/$name" ] && [ "$n" -lt 100 ]; do
+		msleep 20
+		n=$((n + 1))
+	done
+	[ -b "/dev/$name" ] || { echo "nullb_create: no /dev/$name" >&2; return 1; }
+	echo "$name"
 }
 
 # nullb_remove NAME: power it off and remove it.

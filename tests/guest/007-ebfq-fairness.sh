@@ -1,0 +1,88 @@
+# SPDX-License-Identifier: GPL-2.0
+# Weighted fairness, measured on null_blk with simulated device time
+# (irqmode=2: every request completes after completion_nsec):
+#  - three sequential readers at ioprio BE levels 7, 6 and 4 (weights 10,
+#    20 and 40) get shares within +-10 % of 1:2:4;
+#  - an IDLE-class reader gets (almost) nothing while a BE reader is busy,
+#    and the device's full service when it is alone.
+# The shares are what fio read in the same time; the figures go to the log.
+# max_budget is set so that turns end on budget rather than on
+# timeout_sync: the emulated CPU takes milliseconds per request, and with
+# the auto-tuned budget every turn would be cut by the timeout instead.
+
+requires() {
+	command -v fio >/dev/null || { echo "needs fio"; return 1; }
+	kernel_schedulers | grep -qx ebfq || { echo "kernel without ebfq"; return 1; }
+	[ -d /sys/kernel/config/nullb ] || { echo "needs null_blk configfs"; return 1; }
+}
+
+# KiB read by each job of a fio run, in job order (terse field 6).
+fio_read_kib() {
+	fio --minimal --eta=never "$@" | cut -d';' -f6
+}
+
+within() {
+	# within HAVE WANT PERCENT: |have - want| <= want * percent / 100
+	awk -v h="$1" -v w="$2" -v p="$3" 'BEGIN { d = h - w; if (d < 0) d = -d; exit !(d <= w * p / 100) }'
+}
+
+# check_share PARTS HAVE: HAVE KiB of $total is PARTS sevenths, +-10 %.
+check_share() {
+	want=$((total * $1 / 7))
+	pct=$(awk -v h="$2" -v t="$total" 'BEGIN { printf "%.1f", 100 * h / t }')
+	wpct=$(awk -v w="$1" 'BEGIN { printf "%.1f", 100 * w / 7 }')
+	if within "$2" "$want" 10; then
+		ok "reader of weight $(($1 * 10)) got $pct % (want $wpct % +-10 %)"
+	else
+		not_ok "reader of weight $(($1 * 10)) got its share" \
+			"$pct % of $total KiB; want $wpct % +-10 % (shares: $shares)"
+	fi
+}
+
+run() {
+	secs=${EBFQ_FAIR_SECS:-12}
+	dev=$(nullb_create nullb_fair irqmode=2 completion_nsec=200000 \
+		submit_queues=1 hw_queue_depth=32 size=1024)
+	set_sched "$dev" ebfq
+	echo 2048 >"/sys/block/$dev/queue/iosched/max_budget"
+	common="--filename=/dev/$dev --direct=1 --ioengine=psync --rw=read --bs=64k
+		--size=256M --time_based --runtime=$secs --prioclass=2"
+
+	# shellcheck disable=SC2086
+	shares=$(fio_read_kib $common \
+		--name=w10 --prio=7 --offset=0 \
+		--name=w20 --prio=6 --offset=256M \
+		--name=w40 --prio=4 --offset=512M | tr '\n' ' ')
+	note "1:2:4 readers read $shares KiB in ${secs}s"
+	set -- $shares
+	total=$(($1 + $2 + $3))
+	[ "$total" -gt 0 ] || { not_ok "readers made progress" "fio read nothing"; nullb_remove nullb_fair; return 0; }
+	check_share 1 "$1"
+	check_share 2 "$2"
+	check_share 4 "$3"
+
+	# IDLE class against BE, then alone.
+	# shellcheck disable=SC2086
+	mix=$(fio_read_kib $common --runtime=$((secs / 2)) \
+		--name=be --prio=4 --offset=0 \
+		--name=idle --prioclass=3 --offset=512M | tr '\n' ' ')
+	set -- $mix
+	note "BE + IDLE readers read $mix KiB"
+	pct=$(awk -v b="$1" -v i="$2" 'BEGIN { printf "%.2f", (b + i) ? 100 * i / (b + i) : 100 }')
+	if awk -v p="$pct" 'BEGIN { exit !(p < 3) }'; then
+		ok "IDLE-class reader got $pct % while a BE reader was busy (< 3 %)"
+	else
+		not_ok "IDLE-class reader starved while a BE reader was busy" "it got $pct % ($mix KiB)"
+	fi
+	# shellcheck disable=SC2086
+	be=$(fio_read_kib $common --runtime=$((secs / 3)) --name=be --prio=4)
+	# shellcheck disable=SC2086
+	idle=$(fio_read_kib $common --runtime=$((secs / 3)) --name=idle --prioclass=3)
+	note "alone: BE read $be KiB, IDLE read $idle KiB"
+	if [ "$idle" -ge $((be * 3 / 4)) ]; then
+		ok "IDLE-class reader alone gets the device's service ($idle vs $be KiB for BE alone)"
+	else
+		not_ok "IDLE-class reader alone gets the device's service" "$idle KiB alone vs $be KiB for BE alone"
+	fi
+	nullb_remove nullb_fair
+}
