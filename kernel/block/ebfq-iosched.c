@@ -51,9 +51,12 @@ static const unsigned long ebfq_auto_budget_max = 65536;
 /* max_budget until the peak rate is known, sectors (8 MiB). */
 static const unsigned long ebfq_default_max_budget = 16384;
 
-/* A rate sample needs this many requests over at least this long (ns). */
+/*
+ * A rate sample needs this many requests over at least this long (ns):
+ * long enough for the tick-resolution clock (ebfq_now()) to be precise.
+ */
 static const unsigned int ebfq_rate_min_requests = 16;
-static const u64 ebfq_rate_min_window_ns = 20 * NSEC_PER_MSEC;
+static const u64 ebfq_rate_min_window_ns = 100 * NSEC_PER_MSEC;
 
 /* A window that stays busy longer than this (ns) is sampled and reopened. */
 static const u64 ebfq_rate_max_window_ns = 500 * NSEC_PER_MSEC;
@@ -70,6 +73,18 @@ const char *const ebfq_expire_names[EBFQ_NR_EXPIRE_REASONS] = {
 
 /* rq->elv.priv[1]: the request is in the driver, counted as dispatched. */
 #define EBFQ_RQ_IN_DRIVER	((void *)1UL)
+
+/*
+ * The scheduler's clock. Times here bound turns (timeout_sync, 125 ms),
+ * the idle class's grace (200 ms), FIFO deadlines and rate windows of
+ * 100 ms or more: the tick's resolution is enough, and a precise clock
+ * read on every dispatch and completion is a cost every I/O would pay.
+ * Idling, which needs milliseconds, uses an hrtimer.
+ */
+static inline u64 ebfq_now(void)
+{
+	return ktime_get_coarse_ns();
+}
 
 static inline struct ebfq_queue *ebfq_rq_queue(struct request *rq)
 {
@@ -313,9 +328,9 @@ static void ebfq_update_seek(struct ebfq_queue *bq, struct request *rq)
 /* The in-service queue got a request: stop waiting for it. */
 static void ebfq_stop_idling(struct ebfq_data *ed, struct ebfq_queue *bq)
 {
-	if (test_and_clear_bit(EBFQ_QF_IDLING, &bq->flags))
+	if (__test_and_clear_bit(EBFQ_QF_IDLING, &bq->flags))
 		hrtimer_try_to_cancel(&ed->idle_timer);
-	clear_bit(EBFQ_QF_WAIT, &bq->flags);
+	__clear_bit(EBFQ_QF_WAIT, &bq->flags);
 }
 
 static void ebfq_add_request(struct ebfq_data *ed, struct ebfq_queue *bq,
@@ -500,7 +515,7 @@ static void ebfq_expire(struct ebfq_data *ed, struct ebfq_queue *bq,
 						       min_budget, max_budget);
 
 	ebfq_stop_idling(ed, bq);
-	clear_bit(EBFQ_QF_FIRST_DISPATCH, &bq->flags);
+	__clear_bit(EBFQ_QF_FIRST_DISPATCH, &bq->flags);
 	ed->in_service = NULL;
 	ed->expirations[reason]++;
 
@@ -520,7 +535,7 @@ static struct ebfq_queue *ebfq_select_queue(struct ebfq_data *ed, u64 now)
 		return NULL;
 	bq = container_of(entity, struct ebfq_queue, entity);
 	ed->in_service = bq;
-	set_bit(EBFQ_QF_FIRST_DISPATCH, &bq->flags);
+	__set_bit(EBFQ_QF_FIRST_DISPATCH, &bq->flags);
 	return bq;
 }
 
@@ -542,8 +557,8 @@ static bool ebfq_may_idle(struct ebfq_data *ed, struct ebfq_queue *bq)
 
 static void ebfq_start_idling(struct ebfq_data *ed, struct ebfq_queue *bq)
 {
-	clear_bit(EBFQ_QF_WAIT, &bq->flags);
-	set_bit(EBFQ_QF_IDLING, &bq->flags);
+	__clear_bit(EBFQ_QF_WAIT, &bq->flags);
+	__set_bit(EBFQ_QF_IDLING, &bq->flags);
 	hrtimer_start(&ed->idle_timer, ns_to_ktime(ed->tun.slice_idle_ns),
 		      HRTIMER_MODE_REL);
 }
@@ -561,7 +576,7 @@ static bool ebfq_queue_ran_dry(struct ebfq_data *ed, struct ebfq_queue *bq)
 	if (test_bit(EBFQ_QF_IDLING, &bq->flags))
 		return true;
 	if (bq->dispatched)
-		set_bit(EBFQ_QF_WAIT, &bq->flags);
+		__set_bit(EBFQ_QF_WAIT, &bq->flags);
 	else
 		ebfq_start_idling(ed, bq);
 	return true;
@@ -622,7 +637,7 @@ static struct request *__ebfq_dispatch(struct ebfq_data *ed)
 {
 	struct ebfq_queue *bq;
 	struct request *rq;
-	u64 now = ktime_get_ns();
+	u64 now = ebfq_now();
 
 	lockdep_assert_held(&ed->lock);
 
@@ -653,7 +668,7 @@ static struct request *__ebfq_dispatch(struct ebfq_data *ed)
 	}
 
 	ebfq_remove_request(ed, rq);
-	if (test_and_clear_bit(EBFQ_QF_FIRST_DISPATCH, &bq->flags))
+	if (__test_and_clear_bit(EBFQ_QF_FIRST_DISPATCH, &bq->flags))
 		bq->turn_start_ns = now;
 	ebfq_entity_charge(&bq->entity, blk_rq_sectors(rq), now);
 	bq->head = blk_rq_pos(rq) + blk_rq_sectors(rq);
@@ -729,7 +744,7 @@ static void ebfq_left_driver(struct ebfq_data *ed, struct request *rq, u64 now)
 
 	if (bq == ed->in_service && !bq->dispatched &&
 	    test_bit(EBFQ_QF_WAIT, &bq->flags)) {
-		clear_bit(EBFQ_QF_WAIT, &bq->flags);
+		__clear_bit(EBFQ_QF_WAIT, &bq->flags);
 		ebfq_queue_ran_dry(ed, bq);
 	}
 }
@@ -737,22 +752,41 @@ static void ebfq_left_driver(struct ebfq_data *ed, struct request *rq, u64 now)
 /* ------------------------------------------------------------------ */
 /* elevator_mq_ops.                                                    */
 
+/* The io_cq of the current process on @q, or NULL. */
+static struct ebfq_io_cq *ebfq_current_bic(struct request_queue *q)
+{
+	struct io_cq *icq;
+
+	if (!current->io_context)
+		return NULL;
+	spin_lock_irq(&q->queue_lock);
+	icq = ioc_lookup_icq(q);
+	spin_unlock_irq(&q->queue_lock);
+	return icq ? icq_to_bic(icq) : NULL;
+}
+
 static void ebfq_prepare_request(struct request *rq)
 {
 	struct ebfq_data *ed = rq->q->elevator->elevator_data;
-	struct io_cq *icq = ioc_find_get_icq(rq->q);
+	struct ebfq_io_cq *bic = ebfq_current_bic(rq->q);
 	int ioprio = get_current_ioprio();
 	struct ebfq_queue *bq;
 
+	/* The first request of a process on this device makes its icq. */
+	if (!bic) {
+		struct io_cq *icq = ioc_find_get_icq(rq->q);
+
+		if (icq) {
+			bic = icq_to_bic(icq);
+			/* A reference the task itself already holds. */
+			put_io_context(icq->ioc);
+		}
+	}
+
 	spin_lock_irq(&ed->lock);
-	bq = ebfq_get_queue(ed, icq ? icq_to_bic(icq) : NULL,
-			    op_is_sync(rq->cmd_flags), ioprio);
+	bq = ebfq_get_queue(ed, bic, op_is_sync(rq->cmd_flags), ioprio);
 	bq->ref++;
 	spin_unlock_irq(&ed->lock);
-
-	/* ioc_find_get_icq() took a reference the task already holds. */
-	if (icq)
-		put_io_context(icq->ioc);
 
 	rq->elv.priv[0] = bq;
 	rq->elv.priv[1] = NULL;
@@ -769,7 +803,7 @@ static void ebfq_finish_request(struct request *rq)
 		return;
 
 	spin_lock_irqsave(&ed->lock, flags);
-	ebfq_left_driver(ed, rq, ktime_get_ns());
+	ebfq_left_driver(ed, rq, ebfq_now());
 	ebfq_put_queue(bq);
 	kick = ebfq_update_has_work(ed);
 	spin_unlock_irqrestore(&ed->lock, flags);
@@ -785,7 +819,7 @@ static void ebfq_requeue_request(struct request *rq)
 	unsigned long flags;
 
 	spin_lock_irqsave(&ed->lock, flags);
-	ebfq_left_driver(ed, rq, ktime_get_ns());
+	ebfq_left_driver(ed, rq, ebfq_now());
 	ebfq_update_has_work(ed);
 	spin_unlock_irqrestore(&ed->lock, flags);
 }
@@ -843,27 +877,23 @@ static bool ebfq_has_work(struct blk_mq_hw_ctx *hctx)
 	return READ_ONCE(ed->has_work);
 }
 
-/* The io_cq of the current process on @q, or NULL. */
-static struct ebfq_io_cq *ebfq_current_bic(struct request_queue *q)
-{
-	struct io_cq *icq;
-
-	if (!current->io_context)
-		return NULL;
-	spin_lock_irq(&q->queue_lock);
-	icq = ioc_lookup_icq(q);
-	spin_unlock_irq(&q->queue_lock);
-	return icq ? icq_to_bic(icq) : NULL;
-}
-
 static bool ebfq_bio_merge(struct request_queue *q, struct bio *bio,
 			   unsigned int nr_segs)
 {
 	struct ebfq_data *ed = q->elevator->elevator_data;
-	struct ebfq_io_cq *bic = ebfq_current_bic(q);
 	struct request *free = NULL;
+	struct ebfq_io_cq *bic;
 	bool merged;
 
+	/*
+	 * Nothing queued, nothing to merge with: most bios of a device that
+	 * keeps up with its load skip both locks. Racing with an insertion
+	 * only loses a merge.
+	 */
+	if (!READ_ONCE(ed->queued))
+		return false;
+
+	bic = ebfq_current_bic(q);
 	spin_lock_irq(&ed->lock);
 	ed->merge_bio = bio;
 	ed->merge_queue = bic ? bic->queue[op_is_sync(bio->bi_opf)] : NULL;
@@ -989,7 +1019,7 @@ static void ebfq_exit_icq(struct io_cq *icq)
 			continue;
 		bic->queue[sync] = NULL;
 		if (sync) {
-			set_bit(EBFQ_QF_EXITED, &bq->flags);
+			__set_bit(EBFQ_QF_EXITED, &bq->flags);
 			/* Never idle for a process that is gone. */
 			if (bq == ed->in_service && !bq->queued)
 				ebfq_expire(ed, bq, EBFQ_EXP_EXITED);

@@ -154,7 +154,7 @@ enum ebfq_expire_reason {
 	EBFQ_NR_EXPIRE_REASONS,
 };
 
-/* Bits of ebfq_queue.flags. */
+/* Bits of ebfq_queue.flags, changed only under ebfq_data.lock (__set_bit). */
 enum ebfq_queue_flag {
 	EBFQ_QF_SYNC,		/* one process's synchronous I/O */
 	EBFQ_QF_WAIT,		/* in service, empty, its I/O still in flight */
@@ -170,7 +170,7 @@ struct ebfq_queue {
 	struct ebfq_entity entity;
 	struct ebfq_data *ed;
 	int ref;			/* requests, processes, the scheduler */
-	unsigned long flags;		/* enum ebfq_queue_flag bits */
+	unsigned long flags;		/* enum ebfq_queue_flag bits, ed->lock */
 
 	struct rb_root sort_list;	/* queued requests by sector */
 	struct list_head fifo;		/* queued requests by arrival */
