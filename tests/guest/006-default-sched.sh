@@ -2,7 +2,8 @@
 # The default scheduler of single-queue devices: every single-queue device
 # under test came up with the one the kernel's config chose
 # (CONFIG_DEFAULT_IOSCHED), or the one elevator.default_iosched= named on
-# the command line, which overrides it. At run time the parameter refuses
+# the command line, which overrides it; devices with several hardware
+# queues still come up with none. At run time the parameter refuses
 # an unknown name and names the scheduler of devices that appear later.
 
 param=/sys/module/elevator/parameters/default_iosched
@@ -25,8 +26,10 @@ run() {
 	check "$param reads '$want' ($from)" test "$(cat "$param")" = "$want"
 
 	for dev in $(ebfq_devices); do
-		if [ "$(hw_queues "$dev")" != 1 ]; then
-			skip "$dev came up with [$want]" "$dev has $(hw_queues "$dev") hardware queues"
+		nr=$(hw_queues "$dev")
+		if [ "$nr" != 1 ]; then
+			check "$dev ($nr hardware queues) came up with [none], as multi-queue devices do" \
+				test "$(current_sched "$dev")" = none
 			continue
 		fi
 		have=$(current_sched "$dev")
