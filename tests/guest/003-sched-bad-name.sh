@@ -3,6 +3,7 @@
 
 run() {
 	for dev in $(ebfq_devices); do
+		orig=$(current_sched "$dev")
 		scheds=$(schedulers "$dev")
 		for cur in $scheds; do
 			set_sched "$dev" "$cur"
@@ -20,5 +21,6 @@ run() {
 				fi
 			done
 		done
+		set_sched "$dev" "$orig"
 	done
 }

@@ -10,6 +10,13 @@ param=/sys/module/elevator/parameters/default_iosched
 
 requires() {
 	[ -r "$param" ] || { echo "kernel without the default-scheduler patch ($param)"; return 1; }
+	[ -r /tmp/ebfq-boot-schedulers ] || { echo "run-tests noted no boot-time schedulers"; return 1; }
+}
+
+# boot_sched DEV: what DEV came up with (run-tests notes it before any
+# test runs).
+boot_sched() {
+	awk -v d="$1" '$1 == d { print $2 }' /tmp/ebfq-boot-schedulers
 }
 
 hw_queues() {
@@ -29,10 +36,10 @@ run() {
 		nr=$(hw_queues "$dev")
 		if [ "$nr" != 1 ]; then
 			check "$dev ($nr hardware queues) came up with [none], as multi-queue devices do" \
-				test "$(current_sched "$dev")" = none
+				test "$(boot_sched "$dev")" = none
 			continue
 		fi
-		have=$(current_sched "$dev")
+		have=$(boot_sched "$dev")
 		if [ "$have" = "$want" ]; then
 			ok "$dev (one hardware queue) came up with [$want] ($from)"
 		else
