@@ -19,6 +19,10 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 kout=$1 out=$2
 [ -f "$kout/.config" ] && [ -f "$kout/Module.symvers" ] ||
 	die "'$kout' is not a built kernel tree (no .config or Module.symvers): run 'make kernel FLAVOUR=module'"
+# Kbuild runs in the source tree: O= and M= must not be relative.
+kout=$(cd "$kout" && pwd)
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
 grep -q '^CONFIG_MODULES=y' "$kout/.config" || die "$kout: CONFIG_MODULES is off"
 ! grep -q '^CONFIG_IOSCHED_EBFQ=y' "$kout/.config" ||
 	die "$kout builds ebfq in: the module could not register the name 'ebfq'"

@@ -447,14 +447,19 @@ static struct request *ebfq_choose_request(struct ebfq_data *ed,
 /* ------------------------------------------------------------------ */
 /* Peak rate: dispatched sectors over windows the device is never idle. */
 
+static void ebfq_rate_window_open(struct ebfq_data *ed, u64 now)
+{
+	ed->rate_window_start_ns = now;
+	ed->rate_window_sectors = 0;
+	ed->rate_window_requests = 0;
+}
+
 static void ebfq_rate_dispatched(struct ebfq_data *ed, struct request *rq,
 				 u64 now)
 {
-	if (!ed->in_driver) {
-		ed->rate_window_start_ns = now;
-		ed->rate_window_sectors = 0;
-		ed->rate_window_requests = 0;
-	}
+	/* The device was idle: what went before says nothing of now. */
+	if (!ed->in_driver)
+		ebfq_rate_window_open(ed, now);
 	ed->rate_window_sectors += blk_rq_sectors(rq);
 	ed->rate_window_requests++;
 }
@@ -486,9 +491,7 @@ static void ebfq_rate_completed(struct ebfq_data *ed, u64 now)
 		ebfq_rate_sample(ed, now);
 	} else if (now - ed->rate_window_start_ns > ebfq_rate_max_window_ns) {
 		ebfq_rate_sample(ed, now);
-		ed->rate_window_start_ns = now;
-		ed->rate_window_sectors = 0;
-		ed->rate_window_requests = 0;
+		ebfq_rate_window_open(ed, now);
 	}
 }
 

@@ -110,3 +110,60 @@ nullb_remove() {
 	echo 0 >"/sys/kernel/config/nullb/$1/power"
 	rmdir "/sys/kernel/config/nullb/$1"
 }
+
+# block_state: what a hang leaves behind, for the report: each device's
+# scheduler, in-flight counts and blk-mq debugfs (requests in the dispatch
+# lists, tags in use, the scheduler's own attributes), the stacks of the
+# tasks that wait in the kernel, and the blocked-task dump (sysrq w).
+block_state() {
+	for q in /sys/block/*/queue; do
+		d=${q#/sys/block/}
+		d=${d%/queue}
+		echo "== $d: $(current_sched "$d"), inflight $(cat "/sys/block/$d/inflight")"
+		dbg=/sys/kernel/debug/block/$d
+		[ -d "$dbg" ] || continue
+		for f in "$dbg"/state "$dbg"/requeue_list "$dbg"/hctx*/state \
+			"$dbg"/hctx*/busy "$dbg"/hctx*/dispatch "$dbg"/hctx*/dispatch_busy \
+			"$dbg"/hctx*/run "$dbg"/hctx*/sched_tags_bitmap \
+			"$dbg"/hctx*/tags_bitmap "$dbg"/sched/* "$dbg"/hctx*/sched/*; do
+			[ -f "$f" ] || continue
+			out=$(head -c 2048 "$f" 2>&1 | grep -v '^$' | head -n 16) || true
+			[ -n "$out" ] && printf '%s:\n%s\n' "${f#"$dbg"/}" "$out"
+		done
+	done
+	for s in /proc/[0-9]*/stat; do
+		p=${s%/stat}
+		# The state is the field after the parenthesised command.
+		st=$(sed 's/.*) \([A-Z]\).*/\1/' "$s" 2>/dev/null) || continue
+		case $st in D | S) ;; *) continue ;; esac
+		[ -r "$p/stack" ] || continue
+		stk=$(cat "$p/stack" 2>/dev/null) || continue
+		case $stk in *blk_* | *bio* | *io_schedule* | *fio*) ;; *) continue ;; esac
+		echo "== ${p#/proc/} $(cat "$p/comm") ($st):"
+		echo "$stk"
+	done
+	if [ -w /proc/sysrq-trigger ]; then
+		dmesg -c >/dev/null
+		echo w >/proc/sysrq-trigger
+		dmesg | tail -n 60
+	fi
+}
+
+# descendants PID: every process under PID, deepest last.
+descendants() {
+	for s in /proc/[0-9]*/stat; do
+		# pid and ppid, around the command that may hold spaces.
+		sed -n 's/^\([0-9]*\) (.*) [A-Za-z] \([0-9]*\) .*/\2 \1/p' "$s" 2>/dev/null
+	done >/tmp/ebfq-ppids
+	kids=$1
+	while [ -n "$kids" ]; do
+		next=
+		for k in $kids; do
+			for c in $(awk -v p="$k" '$1 == p { print $2 }' /tmp/ebfq-ppids); do
+				echo "$c"
+				next="$next $c"
+			done
+		done
+		kids=$next
+	done
+}

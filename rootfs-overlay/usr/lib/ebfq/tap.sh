@@ -2,6 +2,19 @@
 # TAP helpers for the in-guest tests (sourced, POSIX sh). Every result goes
 # to the console and to the result channel ($EBFQ_RESULT) when there is one.
 
+# result_port: point EBFQ_RESULT at the virtio-serial port the host named
+# 'ebfq.result' (board-scripts/qemu-common.sh); /dev/null when there is
+# none, and then the console carries everything.
+result_port() {
+	EBFQ_RESULT=/dev/null
+	for p in /sys/class/virtio-ports/*; do
+		[ -e "$p/name" ] || continue
+		[ "$(cat "$p/name")" = ebfq.result ] && EBFQ_RESULT=/dev/$(basename "$p")
+	done
+	export EBFQ_RESULT
+	[ "$EBFQ_RESULT" != /dev/null ]
+}
+
 EBFQ_RESULT=${EBFQ_RESULT:-/dev/null}
 EBFQ_COUNTER=${EBFQ_COUNTER:-/tmp/ebfq-tap-count}
 
