@@ -11,11 +11,14 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 
 # Host tools: the cross compiler and what a kernel build needs (gcc and
 # libc6-dev for its host programs and gen_init_cpio, git for the pristine
-# baseline), QEMU, and the image tools.
+# baseline), the armhf C library for the benchmark's own static tools
+# (bench/tools), QEMU, the image tools, gnuplot for the plots and jq for
+# the harness test.
 host_pkgs=(
 	bc binutils-arm-linux-gnueabihf bison ccache cpio e2fsprogs flex gcc
-	gcc-arm-linux-gnueabihf git kmod libc6-dev libelf-dev libssl-dev
-	linux-source make qemu-system-arm u-boot-tools xz-utils
+	gcc-arm-linux-gnueabihf git gnuplot-nox jq kmod libc6-dev
+	libc6-dev-armhf-cross libelf-dev libssl-dev linux-source make
+	qemu-system-arm u-boot-tools xz-utils
 )
 
 missing_pkgs() {

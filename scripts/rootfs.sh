@@ -3,8 +3,10 @@
 #
 # The guest's root: an initramfs (newc cpio, gzip) of the armhf userland
 # (build/armhf/root: busybox, fio and its libraries), rootfs-overlay/ and the
-# in-guest tests (tests/guest -> /usr/lib/ebfq/tests), plus the ext4 template
-# the scratch disks are copied from.
+# in-guest tests (tests/guest -> /usr/lib/ebfq/tests), the benchmark's own
+# static tools (bench/tools -> /usr/bin) and start-up traces (bench/traces
+# -> /usr/lib/ebfq/traces), plus the ext4 template the scratch disks are
+# copied from.
 #
 #   scripts/rootfs.sh [MODULES_DIR]
 #
@@ -32,7 +34,8 @@ src=$BUILD/$(basename "$(linux_tarball)" .tar.xz)
 [ -f "$src/usr/gen_init_cpio.c" ] || die "no kernel tree in ${src#"$top"/}: run 'make kernel'"
 mkdir -p "$out"
 
-stamp=$(content_hash "$top/rootfs-overlay" "$top/tests/guest" "$BUILD/armhf/.stamp" \
+stamp=$(content_hash "$top/rootfs-overlay" "$top/tests/guest" "$top/bench/tools" \
+	"$top/bench/traces" "$BUILD/armhf/.stamp" \
 	${modules:+"$modules"} "$0" | sha256sum | cut -d' ' -f1)
 if [ -f "$out/initramfs.cpio.gz" ] && [ "$(cat "$out/.stamp" 2>/dev/null)" = "$stamp" ]; then
 	progress rootfs "up to date ($(du -h "$out/initramfs.cpio.gz" | cut -f1))"
@@ -52,6 +55,14 @@ cp -a "$userland/." "$stage/"
 cp -a "$top/rootfs-overlay/." "$stage/"
 cp "$top"/tests/guest/*.sh "$stage/usr/lib/ebfq/tests/"
 cp "$BUILD/armhf/libdirs" "$stage/etc/ebfq-libdirs"
+mkdir -p "$stage/usr/lib/ebfq/traces"
+cp "$top"/bench/traces/*.trace "$stage/usr/lib/ebfq/traces/" 2>/dev/null || true
+for c in "$top"/bench/tools/*.c; do
+	t=$(basename "$c" .c)
+	progress rootfs "building $t (static, armhf)"
+	"${CROSS}gcc" -O2 -Wall -Wextra -Werror -static -s -o "$stage/usr/bin/$t" "$c" ||
+		die "$t did not build (is libc6-dev-armhf-cross installed? make deps)"
+done
 [ -z "$modules" ] || cp -a "$modules/lib" "$stage/"
 
 # One gen_init_cpio line per entry; directories first (find's order).

@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ebfq-io: the measurements of the benchmark that fio cannot make.
+ *
+ *   ebfq-io replay TRACE TARGET
+ *	Replay a recorded start-up: read every extent of TRACE from TARGET
+ *	(a block device or a file) with O_DIRECT, one after the other, each
+ *	issued only when the one before completed, as the page faults of a
+ *	starting program are. Prints the elapsed time in seconds.
+ *	TRACE lines are "SECTOR SECTORS" (512-byte units); '#' starts a
+ *	comment.
+ *
+ *   ebfq-io time PROGRAM [ARG...]
+ *	Run PROGRAM, wait for it, print the elapsed time in seconds; the
+ *	exit status is PROGRAM's. Its output goes to /dev/null.
+ *
+ *   ebfq-io softrt TARGET CHUNK_KIB PERIOD_MS SECONDS
+ *	A soft real-time reader: every PERIOD_MS read the next CHUNK_KIB of
+ *	TARGET (O_DIRECT, sequential, wrapping at the end). A chunk that is
+ *	not in by the start of the next period is late. Prints
+ *	"chunks N late L worst_ms W".
+ *
+ * Times come from CLOCK_MONOTONIC. Built static for the armhf guest.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/fs.h>
+
+#define SECTOR_SIZE	512
+/* O_DIRECT buffers and lengths: the logical block size of any disk here. */
+#define IO_ALIGN	4096
+
+static const char *prog = "ebfq-io";
+
+static void __attribute__((noreturn, format(printf, 1, 2)))
+die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(2);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static void sleep_until(uint64_t ns)
+{
+	struct timespec ts = {
+		.tv_sec = ns / 1000000000ull,
+		.tv_nsec = ns % 1000000000ull,
+	};
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+/* A positive integer argument, or a clear error. */
+static unsigned long arg_ulong(const char *what, const char *s,
+			       unsigned long max)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || v == 0 || v > max || s[0] == '-')
+		die("%s must be a whole number from 1 to %lu, not '%s'", what,
+		    max, s);
+	return v;
+}
+
+static uint64_t target_size(int fd, const char *path)
+{
+	struct stat st;
+	uint64_t size;
+
+	if (fstat(fd, &st))
+		die("%s: %s", path, strerror(errno));
+	if (S_ISBLK(st.st_mode)) {
+		if (ioctl(fd, BLKGETSIZE64, &size))
+			die("%s: BLKGETSIZE64: %s", path, strerror(errno));
+		return size;
+	}
+	if (!S_ISREG(st.st_mode))
+		die("%s is neither a block device nor a file", path);
+	return st.st_size;
+}
+
+static int open_direct(const char *path, uint64_t *size)
+{
+	int fd = open(path, O_RDONLY | O_DIRECT);
+
+	if (fd < 0)
+		die("%s: %s", path, strerror(errno));
+	*size = target_size(fd, path);
+	return fd;
+}
+
+static void *io_buffer(size_t len)
+{
+	void *buf;
+
+	if (posix_memalign(&buf, IO_ALIGN, len))
+		die("out of memory for a %zu-byte buffer", len);
+	memset(buf, 0, len);
+	return buf;
+}
+
+/* Read @len bytes at @off, whole, or die. */
+static void read_full(int fd, const char *path, void *buf, size_t len,
+		      uint64_t off)
+{
+	while (len) {
+		ssize_t n = pread(fd, buf, len, off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			die("%s: read of %zu at %" PRIu64 ": %s", path, len, off,
+			    strerror(errno));
+		if (n == 0)
+			die("%s: end of data at %" PRIu64, path, off);
+		buf = (char *)buf + n;
+		len -= n;
+		off += n;
+	}
+}
+
+struct extent {
+	uint64_t off;
+	size_t len;
+};
+
+/* Parse TRACE into extents aligned for O_DIRECT, within @size. */
+static struct extent *load_trace(const char *path, uint64_t size,
+				 size_t *nr, size_t *max_len)
+{
+	FILE *f = fopen(path, "r");
+	struct extent *ext = NULL;
+	size_t cap = 0, line_no = 0;
+	char line[256];
+
+	if (!f)
+		die("%s: %s", path, strerror(errno));
+	*nr = 0;
+	*max_len = 0;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long sector, sectors;
+		uint64_t start, end;
+		char *hash = strchr(line, '#');
+		char extra;
+		int got;
+
+		line_no++;
+		if (hash)
+			*hash = '\0';
+		got = sscanf(line, "%llu %llu %c", &sector, &sectors, &extra);
+		if (got == EOF || got == 0) {
+			if (strspn(line, " \t\r\n") != strlen(line))
+				die("%s:%zu: not \"SECTOR SECTORS\"", path, line_no);
+			continue;
+		}
+		if (got != 2 || sectors == 0 || sectors > (1u << 20))
+			die("%s:%zu: not \"SECTOR SECTORS\"", path, line_no);
+		/* Widen to the O_DIRECT alignment. */
+		start = sector * SECTOR_SIZE / IO_ALIGN * IO_ALIGN;
+		end = (sector + sectors) * SECTOR_SIZE;
+		end = (end + IO_ALIGN - 1) / IO_ALIGN * IO_ALIGN;
+		if (end > size)
+			die("%s:%zu: extent ends at byte %" PRIu64
+			    ", past the target's %" PRIu64, path, line_no, end,
+			    size);
+		if (*nr == cap) {
+			cap = cap ? 2 * cap : 256;
+			ext = realloc(ext, cap * sizeof(*ext));
+			if (!ext)
+				die("out of memory for %zu extents", cap);
+		}
+		ext[*nr].off = start;
+		ext[*nr].len = end - start;
+		if (ext[*nr].len > *max_len)
+			*max_len = ext[*nr].len;
+		(*nr)++;
+	}
+	if (ferror(f))
+		die("%s: %s", path, strerror(errno));
+	fclose(f);
+	if (!*nr)
+		die("%s: no extents", path);
+	return ext;
+}
+
+static int cmd_replay(int argc, char **argv)
+{
+	struct extent *ext;
+	size_t nr, max_len, i;
+	uint64_t size, t0;
+	void *buf;
+	int fd;
+
+	if (argc != 2)
+		die("usage: replay TRACE TARGET");
+	fd = open_direct(argv[1], &size);
+	ext = load_trace(argv[0], size, &nr, &max_len);
+	buf = io_buffer(max_len);
+
+	t0 = now_ns();
+	for (i = 0; i < nr; i++)
+		read_full(fd, argv[1], buf, ext[i].len, ext[i].off);
+	printf("%.6f\n", (now_ns() - t0) / 1e9);
+	return 0;
+}
+
+static int cmd_time(int argc, char **argv)
+{
+	uint64_t t0;
+	int status;
+	pid_t pid;
+
+	if (argc < 1)
+		die("usage: time PROGRAM [ARG...]");
+	t0 = now_ns();
+	pid = fork();
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		if (null >= 0) {
+			dup2(null, STDOUT_FILENO);
+			dup2(null, STDERR_FILENO);
+		}
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			die("waitpid: %s", strerror(errno));
+	printf("%.6f\n", (now_ns() - t0) / 1e9);
+	if (WIFEXITED(status)) {
+		if (WEXITSTATUS(status) == 127)
+			die("%s: could not be run", argv[0]);
+		return WEXITSTATUS(status);
+	}
+	die("%s: killed by signal %d", argv[0], WTERMSIG(status));
+}
+
+static int cmd_softrt(int argc, char **argv)
+{
+	unsigned long chunk, period_ms, secs, chunks, late = 0, i;
+	uint64_t size, off = 0, period, t0, worst = 0;
+	void *buf;
+	int fd;
+
+	if (argc != 4)
+		die("usage: softrt TARGET CHUNK_KIB PERIOD_MS SECONDS");
+	chunk = arg_ulong("CHUNK_KIB", argv[1], 64 * 1024) * 1024;
+	period_ms = arg_ulong("PERIOD_MS", argv[2], 60 * 1000);
+	secs = arg_ulong("SECONDS", argv[3], 24 * 3600);
+	fd = open_direct(argv[0], &size);
+	if (chunk % IO_ALIGN || size < chunk)
+		die("%s: %" PRIu64 " bytes cannot hold a chunk of %lu", argv[0],
+		    size, chunk);
+	buf = io_buffer(chunk);
+	period = period_ms * 1000000ull;
+	chunks = secs * 1000 / period_ms;
+
+	t0 = now_ns();
+	for (i = 0; i < chunks; i++) {
+		uint64_t due = t0 + i * period, done;
+
+		sleep_until(due);
+		if (off + chunk > size)
+			off = 0;
+		read_full(fd, argv[0], buf, chunk, off);
+		off += chunk;
+		done = now_ns();
+		if (done > due + period) {
+			late++;
+			if (done - due - period > worst)
+				worst = done - due - period;
+		}
+	}
+	printf("chunks %lu late %lu worst_ms %.1f\n", chunks, late, worst / 1e6);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		die("usage: ebfq-io replay|time|softrt ...");
+	if (!strcmp(argv[1], "replay"))
+		return cmd_replay(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "time"))
+		return cmd_time(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "softrt"))
+		return cmd_softrt(argc - 2, argv + 2);
+	die("unknown command '%s' (replay, time, softrt)", argv[1]);
+}
