@@ -12,7 +12,7 @@ FLAVOUR ?= test
 # Kernel flavours: a base defconfig of the tree plus our fragments.
 BASE_DEFCONFIG := vexpress_defconfig
 # test: ebfq built in and the default, KUnit, lockdep; the kernel of the
-# test suite and the demo. module: the same without ebfq, for ebfq.ko.
+# test suite. module: the same without ebfq, for ebfq.ko, and the benchmark.
 BOARD_FRAGMENTS := defconfigs/lean.config defconfigs/board-vexpress.config \
 		   defconfigs/board-virt.config
 FRAGMENTS_test := $(BOARD_FRAGMENTS) defconfigs/ebfq.config \
@@ -33,18 +33,20 @@ ifeq ($(filter $(FLAVOUR),$(patsubst FRAGMENTS_%,%,$(filter FRAGMENTS_%,$(.VARIA
 $(error unknown FLAVOUR '$(FLAVOUR)' (have: $(patsubst FRAGMENTS_%,%,$(filter FRAGMENTS_%,$(.VARIABLES)))))
 endif
 
-.PHONY: help deps kernel rootfs module patchset boot check demo clean
+.PHONY: help deps kernel rootfs module patchset boot check bench demo clean
 
 help:
 	@echo "ebfq: a BFQ I/O scheduler for SD and eMMC boards, built and tested in QEMU"
 	@echo
-	@echo "  make demo      install what is missing, build, boot virt on the emmc"
-	@echo "                 profile and show every scheduler on every device"
+	@echo "  make demo      install what is missing, build, run the quick benchmark"
+	@echo "                 on the emmc profile and show ebfq against the others"
 	@echo "  make check     the whole test suite on both boards (the CI command)"
 	@echo
 	@echo "  make deps      apt-get only what is missing, fetch the armhf userland"
 	@echo "  make kernel    build build/kernel-\$$FLAVOUR (FLAVOUR=$(FLAVOUR); test or module)"
 	@echo "  make module    build ebfq.ko out of tree against build/kernel-module"
+	@echo "  make bench     every scheduler on every profile (PROFILE=emmc QUICK=1:"
+	@echo "                 one profile, < 10 min); tables and plots in build/bench/"
 	@echo "  make patchset  export the kernel patch series to build/patchset/"
 	@echo "  make rootfs    build the initramfs and the scratch disk template"
 	@echo "  make boot      interactive boot: BOARD=vexpress|virt PROFILE=$$(ls board-scripts/profiles | sed 's/.profile//' | paste -sd'|')"
@@ -62,8 +64,17 @@ rootfs: deps kernel
 boot: kernel rootfs
 	@scripts/boot.sh $(BOARD) $(PROFILE) $(ZIMAGE) $(INITRD) shell
 
-demo: kernel rootfs
-	@scripts/boot.sh virt emmc $(ZIMAGE) $(INITRD) demo
+# The benchmark runs the module kernel with ebfq.ko: no lockdep, and every
+# scheduler in one kernel. PROFILE on the command line picks one profile.
+BENCH_PROFILES := $(if $(filter command line,$(origin PROFILE)),$(PROFILE),sd sd-uhs emmc)
+
+bench: rootfs module
+	@scripts/bench.sh $(if $(QUICK),--quick) $(BENCH_PROFILES)
+
+demo: rootfs module
+	@scripts/bench.sh --quick emmc
+	@sed -n '/^## Start-up time, replay/,/^## Start-up time, real/p' build/bench/emmc/results.md | sed '$$d'
+	@echo "Tables: build/bench/emmc/results.md; plot: build/bench/emmc/startup.png"
 
 # The out-of-tree module, against a kernel that does not build ebfq in.
 module: deps rootfs
@@ -77,4 +88,4 @@ check: kernel rootfs module patchset
 	@KERNEL=$(ZIMAGE) INITRD=$(INITRD) tests/run-host.sh
 
 clean:
-	rm -rf $(BUILD)/kernel-* $(BUILD)/rootfs $(BUILD)/logs $(BUILD)/armhf/stage $(BUILD)/armhf/root
+	rm -rf $(BUILD)/kernel-* $(BUILD)/rootfs $(BUILD)/logs $(BUILD)/bench $(BUILD)/armhf/stage $(BUILD)/armhf/root

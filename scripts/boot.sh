@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-#   scripts/boot.sh BOARD PROFILE KERNEL INITRD shell|demo
+#   scripts/boot.sh BOARD PROFILE KERNEL INITRD shell
 #
-# Boot BOARD with fresh scratch disks shaped by PROFILE: 'shell' gives an
-# interactive console; 'demo' runs the guest's demo and prints its table.
+# Boot BOARD with fresh scratch disks shaped by PROFILE, with an
+# interactive console. (The demo is the quick benchmark: scripts/bench.sh.)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/lib.sh"
 
-[ $# -eq 5 ] || die "usage: $0 BOARD PROFILE KERNEL INITRD shell|demo"
+[ $# -eq 5 ] || die "usage: $0 BOARD PROFILE KERNEL INITRD shell"
 board=$1 profile=$2 kernel=$3 initrd=$4 mode=$5
 [ -x "$top/board-scripts/$board" ] || die "unknown board '$board' (vexpress, virt)"
 [ -f "$top/board-scripts/profiles/$profile.profile" ] ||
@@ -24,17 +24,5 @@ shell)
 	progress boot "$board, profile $profile: interactive (Ctrl-A X quits)"
 	exec "$top/board-scripts/$board" "${args[@]}" --interactive --append "ebfq_mode=shell $boot_args"
 	;;
-demo)
-	progress demo "$board, profile $profile: every scheduler on every device, one boot"
-	rc=0
-	"$top/board-scripts/$board" "${args[@]}" --result "$dir/result.txt" --log "$dir/console.log" \
-		--timeout 1200 --append "ebfq_mode=demo $boot_args" || rc=$?
-	if ! grep -q '^# ebfq-guest: done' "$dir/result.txt"; then
-		tail -n 30 "$dir/console.log"
-		die "the demo did not finish (qemu exit $rc; console: $dir/console.log)"
-	fi
-	grep -v '^# ebfq-guest: done' "$dir/result.txt"
-	progress demo "done; console log: ${dir#"$top"/}/console.log"
-	;;
-*) die "unknown mode '$mode' (shell, demo)" ;;
+*) die "unknown mode '$mode' (shell)" ;;
 esac

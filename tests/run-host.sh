@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Host harness: run the host-side tests (tests/host/*.sh: the patch series
-# applies to a pristine tree and builds), then boot each board with fresh
+# applies to a pristine tree and builds; a smoke run of the benchmark
+# harness gives well-formed results), then boot each board with fresh
 # scratch disks, run the in-guest suite, and judge the boot:
 #   - TAP is read from the virtio-serial result file, not the console, and
 #     only a run whose last line is "# ebfq-guest: done" counts as finished;

@@ -15,3 +15,7 @@ WRITE_BPS=$((9 * 1000 * 1000))
 READ_IOPS=2000
 WRITE_IOPS=500
 QUEUE_DEPTH=32
+# The benchmark's disk (scripts/bench-disk.sh): files of the background
+# loads in MiB, and the kernel-tree directory the tree-copy load copies.
+BENCH_FILE_MB=16
+BENCH_TREE=include/linux

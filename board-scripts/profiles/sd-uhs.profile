@@ -11,3 +11,7 @@ PROFILE_BOARDS="virt"
 PROFILE_DRIVES="sd"
 READ_BPS=$((90 * 1000 * 1000))
 WRITE_BPS=$((30 * 1000 * 1000))
+# The benchmark's disk (scripts/bench-disk.sh): files of the background
+# loads in MiB, and the kernel-tree directory the tree-copy load copies.
+BENCH_FILE_MB=8
+BENCH_TREE=Documentation/admin-guide

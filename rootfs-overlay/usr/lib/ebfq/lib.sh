@@ -111,6 +111,17 @@ nullb_remove() {
 	rmdir "/sys/kernel/config/nullb/$1"
 }
 
+# app_cmd APP: the command line that starts APP from the bench disk on
+# /mnt (scripts/bench-disk.sh): fio, with its 45 shared libraries through
+# the dynamic loader, or the static busybox, for the slowest cards.
+app_cmd() {
+	case $1 in
+	fio) echo "/mnt/app/ld-linux-armhf.so.3 --library-path /mnt/app/lib /mnt/app/fio --version" ;;
+	busybox) echo "/mnt/app/busybox true" ;;
+	*) echo "app_cmd: unknown application '$1' (fio, busybox)" >&2; return 1 ;;
+	esac
+}
+
 # block_state: what a hang leaves behind, for the report: each device's
 # scheduler, in-flight counts and blk-mq debugfs (requests in the dispatch
 # lists, tags in use, the scheduler's own attributes), the stacks of the

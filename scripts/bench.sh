@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The benchmark: one boot per device profile, every workload under every
+# scheduler in that boot (rootfs-overlay/usr/lib/ebfq/bench), then the
+# tables and plots (bench/report.sh) in build/bench/PROFILE/.
+#
+#   scripts/bench.sh [--quick] [--smoke] [--record] [--reps N]
+#                    [--workloads LIST] PROFILE...
+#
+# The kernel is the module flavour (no lockdep, which would weigh on the
+# CPU cost and on every latency) with ebfq.ko loaded, so that ebfq, bfq,
+# mq-deadline, kyber and none all run in the same kernel and boot.
+#   --quick   1 repetition, 2 background loads, shorter runs (< 10 min)
+#   --smoke   the harness's own test: one tiny workload, unthrottled
+#   --record  record bench/traces/APP-startup.trace instead (APP is the
+#             profile's BENCH_APP; rootfs-overlay/usr/lib/ebfq/bench-record)
+#   --reps N  repetitions (3)
+#   --workloads LIST  a comma-separated subset of startup, fairness,
+#             softrt, cost (e.g. --workloads cost --reps 10: the CPU cost
+#             alone, with 10 samples per scheduler)
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/scripts/lib.sh"
+
+quick=0 smoke=0 record=0 reps=3 workloads=
+profiles=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--quick) quick=1 ;;
+	--smoke) smoke=1 ;;
+	--record) record=1 ;;
+	--reps)
+		reps=${2:-}
+		case $reps in '' | *[!0-9]* | 0) die "--reps wants a whole number, got '$reps'" ;; esac
+		shift
+		;;
+	--workloads)
+		workloads=${2:-}
+		case ,$workloads, in
+		,, | *,,*) die "--workloads wants a list of startup, fairness, softrt, cost" ;;
+		esac
+		for w in ${workloads//,/ }; do
+			case $w in startup | fairness | softrt | cost) ;; *)
+				die "unknown workload '$w' (startup, fairness, softrt, cost)" ;;
+			esac
+		done
+		shift
+		;;
+	-*) die "unknown option '$1' (--quick, --smoke, --record, --reps N, --workloads LIST)" ;;
+	*) profiles+=("$1") ;;
+	esac
+	shift
+done
+[ ${#profiles[@]} -gt 0 ] || die "usage: $0 [--quick] [--smoke] [--record] [--reps N] [--workloads LIST] PROFILE..."
+
+kernel=$BUILD/kernel-module/arch/arm/boot/zImage
+module_cpio=$BUILD/module/ebfq-module.cpio
+initramfs=$BUILD/rootfs/initramfs.cpio
+for f in "$kernel" "$module_cpio" "$initramfs"; do
+	[ -f "$f" ] || die "missing ${f#"$top"/}: run 'make kernel rootfs module'"
+done
+
+# profile_vars NAME: the profile's settings, checked for a benchmark.
+profile_vars() {
+	local f=$top/board-scripts/profiles/$1.profile
+	[ -f "$f" ] || die "unknown profile '$1' (have: $(cd "$top/board-scripts/profiles" && ls -- *.profile | sed 's/\.profile$//' | tr '\n' ' '))"
+	PROFILE_BOARDS='' PROFILE_DRIVES='' BENCH_FILE_MB='' BENCH_TREE='' BENCH_APP=fio
+	# shellcheck disable=SC1090
+	. "$f"
+	[ -n "$PROFILE_DRIVES" ] && [ -n "$BENCH_FILE_MB" ] && [ -n "$BENCH_TREE" ] ||
+		die "profile '$1' shapes no drive for a benchmark (PROFILE_DRIVES, BENCH_FILE_MB, BENCH_TREE)"
+	board=${PROFILE_BOARDS%% *} drive=${PROFILE_DRIVES%% *}
+	case $drive in
+	vd) dev=vda ;;
+	sd) dev=mmcblk0 ;;
+	*) die "profile '$1': no device name known for drive '$drive'" ;;
+	esac
+}
+
+# watch RESULT PID: print the guest's progress lines until qemu exits.
+watch_progress() {
+	local result=$1 pid=$2 seen=0 line n total secs what eta
+	while kill -0 "$pid" 2>/dev/null; do
+		sleep 5
+		while IFS= read -r line; do
+			# shellcheck disable=SC2086
+			set -- $line
+			n=$2 total=$3 secs=$4
+			shift 4
+			what=$*
+			eta=$(((total - n) * secs / n))
+			progress bench "$profile: [$n/$total] $what (guest ${secs}s, ETA $((eta / 60))m$((eta % 60))s)"
+		done < <(awk -v s="$seen" '/^P / && ++n > s' "$result")
+		seen=$(awk '/^P /' "$result" | wc -l)
+	done
+	wait "$pid"
+}
+
+for profile in "${profiles[@]}"; do
+	profile_vars "$profile"
+	out=$BUILD/bench/$profile
+	[ "$smoke" = 0 ] || out=$BUILD/bench/smoke-$profile
+	mkdir -p "$out"
+	disk=$BUILD/bench/disk-$BENCH_FILE_MB-${BENCH_TREE//\//_}.ext4
+	"$top/scripts/bench-disk.sh" "$BENCH_FILE_MB" "$BENCH_TREE" "$disk"
+	cp --sparse=always "$disk" "$out/disk.img"
+	cat "$initramfs" "$module_cpio" >"$out/initrd.cpio"
+
+	append="ebfq_board=$board ebfq_profile=$profile ebfq_bench_dev=$dev ebfq_bench_app=$BENCH_APP"
+	qprofile=$profile
+	if [ "$record" = 1 ]; then
+		append="ebfq_mode=record $append"
+		timeout=600
+	elif [ "$smoke" = 1 ]; then
+		# Unthrottled, one repetition of the shortest runs, two schedulers.
+		append="ebfq_mode=bench $append ebfq_bench_quick=1 ebfq_bench_workloads=fairness,cost"
+		qprofile=none timeout=600
+	elif [ "$quick" = 1 ]; then
+		append="ebfq_mode=bench $append ebfq_bench_quick=1${workloads:+ ebfq_bench_workloads=$workloads}"
+		timeout=1800
+	else
+		append="ebfq_mode=bench $append ebfq_bench_reps=$reps${workloads:+ ebfq_bench_workloads=$workloads}"
+		timeout=$((4 * 3600 * reps / 3))
+	fi
+	progress bench "$profile: booting $board ($PROFILE_DESC), device $dev; log ${out#"$top"/}/console.log"
+	"$top/board-scripts/$board" --kernel "$kernel" --initrd "$out/initrd.cpio" \
+		--profile "$qprofile" --disk "$drive=$out/disk.img" --result "$out/result.txt" \
+		--log "$out/console.log" --timeout "$timeout" --append "$append" &
+	rc=0
+	watch_progress "$out/result.txt" $! || rc=$?
+	rm -f "$out/disk.img" "$out/initrd.cpio"
+	if grep -q '^# bench.*: error' "$out/result.txt" || ! tail -n 1 "$out/result.txt" | grep -qx '# ebfq-guest: done'; then
+		grep '^# bench.*: error' "$out/result.txt" >&2 || true
+		tail -n 20 "$out/console.log" >&2
+		die "$profile: the benchmark did not finish (qemu exit $rc; ${out#"$top"/}/console.log)"
+	fi
+	if [ "$record" = 1 ]; then
+		t=$top/bench/traces/$BENCH_APP-startup.trace
+		case $BENCH_APP in
+		fio) what="'fio --version' (fio and its 45 shared libraries, from Debian's armhf packages)" ;;
+		*) what="'$BENCH_APP' (from Debian's armhf packages)" ;;
+		esac
+		{
+			echo "# The reads of a cold start of $what"
+			echo "# on the bench disk of scripts/bench-disk.sh, idle device, profile"
+			echo "# $profile, as the block:block_rq_issue tracepoint saw them;"
+			echo "# \"SECTOR SECTORS\" per read."
+			echo "# Made by: scripts/bench.sh --record $profile ($(date -u +%F))"
+			grep '^# bench-record:' "$out/result.txt"
+			sed -n '/^== trace$/,/^== end$/p' "$out/result.txt" | sed '1d;$d'
+		} >"$t"
+		progress bench "$profile: recorded $(grep -vc '^#' "$t") reads into ${t#"$top"/}"
+		continue
+	fi
+	"$top/bench/report.sh" "$out" "$profile"
+done
