@@ -113,7 +113,7 @@ for profile in "${profiles[@]}"; do
 		append="ebfq_mode=record $append"
 		timeout=600
 	elif [ "$smoke" = 1 ]; then
-		# Unthrottled, one repetition of the shortest runs, two schedulers.
+		# Unthrottled, one repetition of the shortest runs, two workloads.
 		append="ebfq_mode=bench $append ebfq_bench_quick=1 ebfq_bench_workloads=fairness,cost"
 		qprofile=none timeout=600
 	elif [ "$quick" = 1 ]; then
