@@ -25,6 +25,9 @@ Boot the $BOARD board in qemu-system-arm.
   --result FILE     file behind the virtio-serial port 'ebfq.result'
   --log FILE        console log (default: build/logs/$BOARD-console.log)
   --timeout SEC     hard limit on the whole boot (default: 1800)
+  --stall SEC       end the boot when neither the console nor the result
+                    file has grown for SEC seconds, after saving QEMU's
+                    threads to LOG.stall (default: 0, never)
   --smp N --mem MB  vCPUs (default 1) and memory (default 512)
   --interactive     console on this terminal (Ctrl-A X quits)
   --print           print the qemu command line and exit
@@ -38,6 +41,7 @@ append=
 result=
 log=
 timeout=1800
+stall=0
 smp=1
 mem=512
 interactive=0
@@ -65,6 +69,7 @@ parse_args() {
 		--result) result=${2:?}; shift ;;
 		--log) log=${2:?}; shift ;;
 		--timeout) timeout=${2:?}; shift ;;
+		--stall) stall=${2:?}; shift ;;
 		--smp) smp=${2:?}; shift ;;
 		--mem) mem=${2:?}; shift ;;
 		--interactive) interactive=1 ;;
@@ -77,6 +82,7 @@ parse_args() {
 	[ -f "$kernel" ] || die "kernel '$kernel' does not exist (make kernel)"
 	[ -f "$initrd" ] || die "initramfs '$initrd' does not exist (make rootfs)"
 	case $timeout in '' | *[!0-9]*) die "--timeout wants seconds, got '$timeout'" ;; esac
+	case $stall in '' | *[!0-9]*) die "--stall wants seconds, got '$stall'" ;; esac
 	load_profile "$profile"
 }
 
@@ -142,5 +148,57 @@ run_qemu() {
 	log=${log:-$BUILD/logs/$BOARD-console.log}
 	mkdir -p "$(dirname "$log")"
 	# The hard timeout covers the whole boot; a hang ends as exit 124.
-	timeout -k 10 "$timeout" "${qemu[@]}" </dev/null >"$log" 2>&1
+	if [ "$stall" = 0 ]; then
+		timeout -k 10 "$timeout" "${qemu[@]}" </dev/null >"$log" 2>&1
+		return
+	fi
+	rm -f "$log.stall"
+	timeout -k 10 "$timeout" "${qemu[@]}" </dev/null >"$log" 2>&1 &
+	local tpid=$! rc=0
+	watch_stall "$tpid" &
+	local wpid=$!
+	wait "$tpid" || rc=$?
+	kill "$wpid" 2>/dev/null || true
+	wait "$wpid" 2>/dev/null || true
+	if [ -e "$log.stall" ]; then
+		return 125
+	fi
+	return "$rc"
+}
+
+# watch_stall PID: PID is timeout(1) running QEMU. When neither the console
+# log nor the result file grew for $stall seconds, the guest is stuck so
+# deep that its own watchdogs (hung task, the test runner's) could not
+# speak: save what QEMU's threads are doing to $log.stall (their kernel
+# state and wait channel, and their stacks when gdb is installed), then
+# end the boot; run_qemu returns 125.
+watch_stall() {
+	local tpid=$1 qpid last=-1 size quiet=0 t
+	while kill -0 "$tpid" 2>/dev/null; do
+		sleep 10
+		size=$(($(stat -c %s "$log" 2>/dev/null || echo 0) + $(stat -c %s "${result:-/dev/null}" 2>/dev/null || echo 0)))
+		if [ "$size" != "$last" ]; then
+			last=$size quiet=0
+			continue
+		fi
+		quiet=$((quiet + 10))
+		[ "$quiet" -ge "$stall" ] || continue
+		# QEMU is timeout's child (field 4 of stat is the parent).
+		qpid=$(awk -v p="$tpid" '$4 == p { print $1; exit }' /proc/[0-9]*/stat 2>/dev/null || true)
+		{
+			echo "no console or result output for ${quiet}s; QEMU pid ${qpid:-?}"
+			if [ -n "$qpid" ]; then
+				echo "CPU ticks (utime stime): $(cut -d' ' -f14,15 "/proc/$qpid/stat")"
+				for t in /proc/"$qpid"/task/*; do
+					echo "thread ${t##*/} $(cat "$t/comm") state $(cut -d' ' -f3 "$t/stat") wchan $(cat "$t/wchan")"
+				done
+				if command -v gdb >/dev/null; then
+					timeout 60 gdb -batch -p "$qpid" -ex 'thread apply all bt' 2>&1 | grep -v '^\[New LWP'
+				fi
+			fi
+		} >"$log.stall.tmp" 2>&1 || true
+		mv "$log.stall.tmp" "$log.stall"
+		[ -z "$qpid" ] || kill -KILL "$qpid" 2>/dev/null
+		return 0
+	done
 }

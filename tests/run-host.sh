@@ -22,8 +22,9 @@
 #                    appended to the initramfs and elevator.default_iosched=bfq
 #                    on the command line: the default-scheduler and module tests.
 # Environment: KERNEL, INITRD, MODULE_KERNEL, MODULE_CPIO (images), TIMEOUT
-# (s per boot, 1500), EBFQ_TESTS (guest test globs, comma-separated),
-# SERIAL=1 (one boot at a time), HOST_TESTS=0 (skip tests/host).
+# (s per boot, 1500), STALL (s of silence that end a boot, 900), EBFQ_TESTS
+# (guest test globs, comma-separated), SERIAL=1 (one boot at a time),
+# HOST_TESTS=0 (skip tests/host).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/lib.sh
@@ -34,6 +35,9 @@ initrd=${INITRD:-$BUILD/rootfs/initramfs.cpio}
 module_kernel=${MODULE_KERNEL:-$BUILD/kernel-module/arch/arm/boot/zImage}
 module_cpio=${MODULE_CPIO:-$BUILD/module/ebfq-module.cpio}
 timeout=${TIMEOUT:-1500}
+# The guest's own watchdog reports a test stuck for 600 s; a boot silent
+# for longer is stuck deeper than the guest can tell (board-scripts --stall).
+stall=${STALL:-900}
 boots=("$@")
 [ ${#boots[@]} -gt 0 ] || boots=(vexpress virt virt-module)
 
@@ -83,7 +87,7 @@ boot_one() {
 	board_disks "$board" "$dir" # sets disk_args and devs
 	start=$(date +%s)
 	"$top/board-scripts/$board" --kernel "$bkernel" --initrd "$binitrd" "${disk_args[@]}" \
-		--result "$dir/result.tap" --log "$dir/console.log" --timeout "$timeout" \
+		--result "$dir/result.tap" --log "$dir/console.log" --timeout "$timeout" --stall "$stall" \
 		--append "ebfq_mode=check ebfq_board=$board ebfq_devs=$devs ebfq_tests=$btests $bappend" ||
 		rc=$?
 	echo "$rc $(($(date +%s) - start))" >"$dir/status"
@@ -146,6 +150,10 @@ for b in "${boots[@]}"; do
 		"$dir/console.checked" | head -n 5 || true)
 	if [ "$rc" = 124 ]; then
 		echo "not ok - $b: boot hit the hard timeout of ${timeout}s"
+		fail=$((fail + 1)) bad=1
+	elif [ "$rc" = 125 ]; then
+		echo "not ok - $b: stalled, no output for ${stall}s; QEMU's threads in $dir/console.log.stall:"
+		head -n 40 "$dir/console.log.stall" | sed 's/^/    /'
 		fail=$((fail + 1)) bad=1
 	elif ! tail -n 1 "$dir/result.tap" | grep -qx '# ebfq-guest: done'; then
 		echo "not ok - $b: the guest never reported the end of the suite (hang, panic or crash)"
