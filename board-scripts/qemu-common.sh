@@ -94,11 +94,19 @@ load_profile() {
 		die "no device profile '$1' (have: $(cd "$top/board-scripts/profiles" && ls ./*.profile | sed 's|\./||; s|\.profile||' | tr '\n' ' '))"
 	fi
 	PROFILE_BOARDS= PROFILE_DRIVES= READ_BPS= WRITE_BPS= READ_IOPS= WRITE_IOPS= QUEUE_DEPTH=
+	TOTAL_BPS= TOTAL_IOPS=
 	# shellcheck disable=SC1090
 	. "$f"
 	case " $PROFILE_BOARDS " in *" $BOARD "*) ;; *)
 		die "profile '$1' is for ${PROFILE_BOARDS:-no board}, not $BOARD" ;;
 	esac
+	# QEMU refuses a total limit beside a read or write limit of its kind.
+	if [ -n "$TOTAL_BPS" ] && [ -n "$READ_BPS$WRITE_BPS" ]; then
+		die "profile '$1' sets TOTAL_BPS and READ_BPS/WRITE_BPS: one or the other"
+	fi
+	if [ -n "$TOTAL_IOPS" ] && [ -n "$READ_IOPS$WRITE_IOPS" ]; then
+		die "profile '$1' sets TOTAL_IOPS and READ_IOPS/WRITE_IOPS: one or the other"
+	fi
 }
 
 # drive_opts NAME: the -drive options of one disk, throttled when the
@@ -112,6 +120,8 @@ drive_opts() {
 		[ -z "$WRITE_BPS" ] || o+=",throttling.bps-write=$WRITE_BPS"
 		[ -z "$READ_IOPS" ] || o+=",throttling.iops-read=$READ_IOPS"
 		[ -z "$WRITE_IOPS" ] || o+=",throttling.iops-write=$WRITE_IOPS"
+		[ -z "$TOTAL_BPS" ] || o+=",throttling.bps-total=$TOTAL_BPS"
+		[ -z "$TOTAL_IOPS" ] || o+=",throttling.iops-total=$TOTAL_IOPS"
 		;;
 	esac
 	printf '%s\n' "$o"
