@@ -6,7 +6,8 @@
 # tables and plots (bench/report.sh) in build/bench/PROFILE/.
 #
 #   scripts/bench.sh [--quick] [--smoke] [--record] [--reps N]
-#                    [--workloads LIST] PROFILE...
+#                    [--workloads LIST] [--scheds LIST] [--out DIR] [--debug]
+#                    PROFILE...
 #
 # The kernel is the module flavour (no lockdep, which would weigh on the
 # CPU cost and on every latency) with ebfq.ko loaded, so that ebfq, bfq,
@@ -19,17 +20,25 @@
 #   --workloads LIST  a comma-separated subset of startup, fairness,
 #             softrt, cost (e.g. --workloads cost --reps 10: the CPU cost
 #             alone, with 10 samples per scheduler)
+#   --scheds LIST  a comma-separated subset of the schedulers (a quicker
+#             look at two of them while working on one; the tables then
+#             have only those columns)
+#   --out DIR  results in DIR/PROFILE rather than build/bench/PROFILE
+#   --debug   the scheduler's debugfs state once a second during the
+#             start-ups under load and the soft-RT runs, as '# D' lines in
+#             result.txt
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/lib.sh"
 
-quick=0 smoke=0 record=0 reps=3 workloads=
+quick=0 smoke=0 record=0 debug=0 reps=3 workloads= scheds= outdir=$BUILD/bench
 profiles=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) quick=1 ;;
 	--smoke) smoke=1 ;;
 	--record) record=1 ;;
+	--debug) debug=1 ;;
 	--reps)
 		reps=${2:-}
 		case $reps in '' | *[!0-9]* | 0) die "--reps wants a whole number, got '$reps'" ;; esac
@@ -47,12 +56,26 @@ while [ $# -gt 0 ]; do
 		done
 		shift
 		;;
-	-*) die "unknown option '$1' (--quick, --smoke, --record, --reps N, --workloads LIST)" ;;
+	--scheds)
+		scheds=${2:-}
+		case ,$scheds, in
+		,, | *,,* | *[!a-z,-]*) die "--scheds wants a comma-separated list of scheduler names, got '$scheds'" ;;
+		esac
+		shift
+		;;
+	--out)
+		outdir=${2:-}
+		[ -n "$outdir" ] || die "--out wants a directory"
+		mkdir -p "$outdir" || die "cannot make '$outdir'"
+		outdir=$(cd "$outdir" && pwd)
+		shift
+		;;
+	-*) die "unknown option '$1' (--quick, --smoke, --record, --reps N, --workloads LIST, --scheds LIST, --out DIR, --debug)" ;;
 	*) profiles+=("$1") ;;
 	esac
 	shift
 done
-[ ${#profiles[@]} -gt 0 ] || die "usage: $0 [--quick] [--smoke] [--record] [--reps N] [--workloads LIST] PROFILE..."
+[ ${#profiles[@]} -gt 0 ] || die "usage: $0 [--quick] [--smoke] [--record] [--debug] [--reps N] [--workloads LIST] [--scheds LIST] [--out DIR] PROFILE..."
 
 kernel=$BUILD/kernel-module/arch/arm/boot/zImage
 module_cpio=$BUILD/module/ebfq-module.cpio
@@ -99,15 +122,16 @@ watch_progress() {
 
 for profile in "${profiles[@]}"; do
 	profile_vars "$profile"
-	out=$BUILD/bench/$profile
-	[ "$smoke" = 0 ] || out=$BUILD/bench/smoke-$profile
+	out=$outdir/$profile
+	[ "$smoke" = 0 ] || out=$outdir/smoke-$profile
 	mkdir -p "$out"
 	disk=$BUILD/bench/disk-$BENCH_FILE_MB-${BENCH_TREE//\//_}.ext4
 	"$top/scripts/bench-disk.sh" "$BENCH_FILE_MB" "$BENCH_TREE" "$disk"
 	cp --sparse=always "$disk" "$out/disk.img"
 	cat "$initramfs" "$module_cpio" >"$out/initrd.cpio"
 
-	append="ebfq_board=$board ebfq_profile=$profile ebfq_bench_dev=$dev ebfq_bench_app=$BENCH_APP"
+	append="ebfq_board=$board ebfq_profile=$profile ebfq_bench_dev=$dev ebfq_bench_app=$BENCH_APP${scheds:+ ebfq_bench_scheds=$scheds}"
+	[ "$debug" = 0 ] || append+=" ebfq_bench_debug=1"
 	qprofile=$profile
 	if [ "$record" = 1 ]; then
 		append="ebfq_mode=record $append"
