@@ -63,9 +63,21 @@ shrink for queues that do not, bounded by max_budget, tuned from the
 estimated peak rate unless set. Async and write requests may take
 three quarters of the scheduler tags.
 
+With low_latency on (the default), ebfq-wr.c keeps the system
+responsive while the device is busy: a new process, or one back after a
+long idle period, is weight-raised (x30) for as long as a large
+application's start-up would take at the measured peak rate, unless it
+was born in a burst of workers or turns out to stream; a reader of
+periodic small bursts is raised as soft real-time; a raised queue that
+gets work takes the device from one that is not, and while any queue is
+raised, the others may keep only one request in the device. Async
+service is charged ten times over, and a sync queue served slowly is
+charged for the device time it held.
+
 Tunables (ebfq-sysfs.c) keep the names and units of bfq's; values out
 of range are refused with -EINVAL. debugfs shows the device's and
-every queue's state. ebfq-wf2q-test.c is a KUnit suite of the engine.
+every queue's state. ebfq-wf2q-test.c and ebfq-wr-test.c are KUnit
+suites of the engine and of the responsiveness arithmetic.
 Documentation/block/ebfq-iosched.rst describes the algorithm, the
 tunables and how to make ebfq the default.
 

@@ -58,9 +58,6 @@ static const unsigned long ebfq_default_max_budget = 16384;
 static const unsigned int ebfq_rate_min_requests = 16;
 static const u64 ebfq_rate_min_window_ns = 100 * NSEC_PER_MSEC;
 
-/* A window that stays busy longer than this (ns) is sampled and reopened. */
-static const u64 ebfq_rate_max_window_ns = 500 * NSEC_PER_MSEC;
-
 static struct kmem_cache *ebfq_queue_cache;
 
 const char *const ebfq_expire_names[EBFQ_NR_EXPIRE_REASONS] = {
@@ -69,10 +66,28 @@ const char *const ebfq_expire_names[EBFQ_NR_EXPIRE_REASONS] = {
 	[EBFQ_EXP_TOO_IDLE]	= "too_idle",
 	[EBFQ_EXP_EMPTY]	= "empty",
 	[EBFQ_EXP_EXITED]	= "exited",
+	[EBFQ_EXP_PREEMPTED]	= "preempted",
 };
 
-/* rq->elv.priv[1]: the request is in the driver, counted as dispatched. */
-#define EBFQ_RQ_IN_DRIVER	((void *)1UL)
+/*
+ * rq->elv.priv[1]: NULL, or while the request is in the driver (counted as
+ * dispatched) its size at dispatch plus one, for the peak rate: on
+ * completion blk_rq_sectors() is 0.
+ */
+static inline void ebfq_rq_set_in_driver(struct request *rq)
+{
+	rq->elv.priv[1] = (void *)(uintptr_t)(blk_rq_sectors(rq) + 1);
+}
+
+static inline bool ebfq_rq_in_driver(const struct request *rq)
+{
+	return rq->elv.priv[1];
+}
+
+static inline unsigned int ebfq_rq_driver_sectors(const struct request *rq)
+{
+	return (uintptr_t)rq->elv.priv[1] - 1;
+}
 
 /*
  * The scheduler's clock. Times here bound turns (timeout_sync, 125 ms),
@@ -191,6 +206,7 @@ static void ebfq_put_queue(struct ebfq_queue *bq)
 		     bq->dispatched || bq == ed->in_service);
 	if (WARN_ON_ONCE(bq == &ed->oom_queue))
 		return;
+	ebfq_wr_stop(ed, bq);
 	list_del(&bq->all_node);
 	kmem_cache_free(ebfq_queue_cache, bq);
 }
@@ -221,8 +237,10 @@ static void ebfq_queue_setup(struct ebfq_data *ed, struct ebfq_queue *bq,
 	if (sync)
 		__set_bit(EBFQ_QF_SYNC, &bq->flags);
 	bq->ioprio = ioprio;
+	bq->orig_weight = ebfq_ioprio_weight(ioprio);
 	bq->pid = current->pid;
 	bq->next_budget = ebfq_max_budget(ed);
+	ebfq_wr_queue_init(bq);
 	list_add_tail(&bq->all_node, &ed->all_queues);
 }
 
@@ -274,7 +292,8 @@ static void ebfq_bic_set_ioprio(struct ebfq_data *ed, struct ebfq_io_cq *bic,
 	bq = bic->queue[1];
 	if (bq) {
 		bq->ioprio = ioprio;
-		bq->entity.new_weight = ebfq_ioprio_weight(ioprio);
+		bq->orig_weight = ebfq_ioprio_weight(ioprio);
+		bq->entity.new_weight = bq->orig_weight * bq->wr_coeff;
 		bq->entity.new_class_idx = ebfq_ioprio_class(ioprio);
 	}
 }
@@ -334,10 +353,11 @@ static void ebfq_stop_idling(struct ebfq_data *ed, struct ebfq_queue *bq)
 }
 
 static void ebfq_add_request(struct ebfq_data *ed, struct ebfq_queue *bq,
-			     struct request *rq)
+			     struct request *rq, u64 now)
 {
 	struct request_queue *q = ed->queue;
 	bool sync = rq_is_sync(rq);
+	bool raised;
 
 	lockdep_assert_held(&ed->lock);
 
@@ -362,10 +382,21 @@ static void ebfq_add_request(struct ebfq_data *ed, struct ebfq_queue *bq,
 	ed->busy_queues++;
 	if (bq == ed->in_service) {
 		ebfq_stop_idling(ed, bq);
-	} else {
-		bq->entity.budget = max_t(unsigned long, bq->next_budget,
-					  blk_rq_sectors(rq));
-		ebfq_entity_activate(&bq->entity);
+		return;
+	}
+
+	/*
+	 * A raised queue starts at V: were it to wait for an old finish, it
+	 * could not take the device from the queue it preempts below.
+	 */
+	raised = ebfq_wr_queue_busy(ed, bq, now);
+	bq->entity.budget = max_t(unsigned long, bq->next_budget,
+				  blk_rq_sectors(rq));
+	ebfq_entity_activate(&bq->entity, raised);
+	/* A raised queue does not wait for the turn of one that is not. */
+	if (raised && ed->in_service && !ebfq_wr_raised(ed->in_service)) {
+		ed->wr_preemptions++;
+		ebfq_expire(ed, ed->in_service, EBFQ_EXP_PREEMPTED);
 	}
 }
 
@@ -388,8 +419,10 @@ static void ebfq_remove_request(struct ebfq_data *ed, struct request *rq)
 		return;
 	ed->busy_queues--;
 	/* The request still holds a reference: this cannot free bq. */
-	if (bq->entity.where == EBFQ_ACTIVE)
+	if (bq->entity.where == EBFQ_ACTIVE) {
 		ebfq_entity_deactivate(&bq->entity);
+		ebfq_wr_queue_idle(ed, bq, false, ebfq_now());
+	}
 }
 
 /* The first request at or after @pos, and the last one before it. */
@@ -445,77 +478,93 @@ static struct request *ebfq_choose_request(struct ebfq_data *ed,
 }
 
 /* ------------------------------------------------------------------ */
-/* Peak rate: dispatched sectors over windows the device is never idle. */
+/* Peak rate: sectors completed over windows of device busy time. */
 
 static void ebfq_rate_window_open(struct ebfq_data *ed, u64 now)
 {
-	ed->rate_window_start_ns = now;
+	ed->rate_busy_since_ns = now;
+	ed->rate_window_busy_ns = 0;
 	ed->rate_window_sectors = 0;
 	ed->rate_window_requests = 0;
 }
 
-static void ebfq_rate_dispatched(struct ebfq_data *ed, struct request *rq,
-				 u64 now)
+static void ebfq_rate_dispatched(struct ebfq_data *ed, u64 now)
 {
-	/* The device was idle: what went before says nothing of now. */
+	/* The device was idle: its busy time starts again now. */
 	if (!ed->in_driver)
-		ebfq_rate_window_open(ed, now);
-	ed->rate_window_sectors += blk_rq_sectors(rq);
-	ed->rate_window_requests++;
+		ed->rate_busy_since_ns = now;
 }
 
-static void ebfq_rate_sample(struct ebfq_data *ed, u64 now)
+/* After a request of @sectors left the driver. */
+static void ebfq_rate_completed(struct ebfq_data *ed, unsigned int sectors,
+				u64 now)
 {
-	u64 elapsed = now - ed->rate_window_start_ns;
+	u64 busy = ed->rate_window_busy_ns + (now - ed->rate_busy_since_ns);
 	u64 rate, budget;
 
+	ed->rate_window_sectors += sectors;
+	ed->rate_window_requests++;
+	if (!ed->in_driver) {
+		/* Idle from now on: bank the stretch that ends. */
+		ed->rate_window_busy_ns = busy;
+		ed->rate_busy_since_ns = now;
+	}
 	if (ed->rate_window_requests < ebfq_rate_min_requests ||
-	    elapsed < ebfq_rate_min_window_ns)
+	    busy < ebfq_rate_min_window_ns)
 		return;
 
-	rate = div64_u64((u64)ed->rate_window_sectors * NSEC_PER_SEC, elapsed);
-	/* Follow a higher rate at once, a lower one slowly. */
-	if (rate > ed->peak_rate)
-		ed->peak_rate = (ed->peak_rate + 3 * rate) / 4;
-	else
-		ed->peak_rate = (7 * ed->peak_rate + rate) / 8;
-
+	rate = div64_u64((u64)ed->rate_window_sectors * NSEC_PER_SEC, busy);
+	ed->peak_rate = ebfq_rate_filter(ed->peak_rate, rate);
+	ed->rate_samples++;
 	budget = div_u64(ed->peak_rate * ed->tun.timeout_ms[1], MSEC_PER_SEC);
 	ed->auto_max_budget = clamp_t(u64, budget, ebfq_auto_budget_min,
 				      ebfq_auto_budget_max);
-}
-
-static void ebfq_rate_completed(struct ebfq_data *ed, u64 now)
-{
-	if (!ed->in_driver) {
-		ebfq_rate_sample(ed, now);
-	} else if (now - ed->rate_window_start_ns > ebfq_rate_max_window_ns) {
-		ebfq_rate_sample(ed, now);
-		ebfq_rate_window_open(ed, now);
-	}
+	ebfq_rate_window_open(ed, now);
 }
 
 /* ------------------------------------------------------------------ */
 /* Service: selection, expiration, idling.                             */
 
-static void ebfq_expire(struct ebfq_data *ed, struct ebfq_queue *bq,
-			enum ebfq_expire_reason reason)
+/**
+ * ebfq_expire - end the turn of the queue in service
+ * @ed: the device
+ * @bq: the queue in service
+ * @reason: why
+ *
+ * Sets its next budget from how the turn went, charges it, and gives it
+ * back to the engine, which may free it.
+ */
+void ebfq_expire(struct ebfq_data *ed, struct ebfq_queue *bq,
+		 enum ebfq_expire_reason reason)
 {
 	struct ebfq_entity *entity = &bq->entity;
 	unsigned long max_budget = ebfq_max_budget(ed);
 	unsigned long min_budget = ebfq_min_budget(ed);
+	bool greedy = reason == EBFQ_EXP_BUDGET || reason == EBFQ_EXP_TIMEOUT;
+	u64 now = ebfq_now();
+	unsigned long charge;
 
 	lockdep_assert_held(&ed->lock);
 	WARN_ON_ONCE(ed->in_service != bq);
 
+	/*
+	 * An application starting up reads one dependent burst after another
+	 * and cannot say how much it needs: were its budget cut to what one
+	 * burst used, every burst would end its turn, and each new turn waits
+	 * for the turn of a queue that is not raised.
+	 */
 	if (entity->new_class_idx == EBFQ_CLASS_IDLE)
 		bq->next_budget = min_budget;
-	else if (!ebfq_queue_sync(bq))
+	else if (!ebfq_queue_sync(bq) || bq->wr_kind == EBFQ_WR_INTERACTIVE)
 		bq->next_budget = max_budget;
 	else
 		bq->next_budget = ebfq_budget_feedback(entity->budget,
 						       entity->service, reason,
 						       min_budget, max_budget);
+
+	charge = ebfq_wr_charge(ed, bq, reason, now);
+	if (charge > entity->service)
+		ebfq_entity_surcharge(entity, charge - entity->service);
 
 	ebfq_stop_idling(ed, bq);
 	__clear_bit(EBFQ_QF_FIRST_DISPATCH, &bq->flags);
@@ -524,6 +573,8 @@ static void ebfq_expire(struct ebfq_data *ed, struct ebfq_queue *bq,
 
 	if (bq->queued)
 		entity->budget = bq->next_budget;
+	else
+		ebfq_wr_queue_idle(ed, bq, greedy, now);
 	/* May free bq. */
 	ebfq_entity_expire(entity, bq->queued);
 }
@@ -553,6 +604,15 @@ static bool ebfq_may_idle(struct ebfq_data *ed, struct ebfq_queue *bq)
 		return true;
 	/* Nobody else waits: idling would protect the queue from nobody. */
 	if (!ed->busy_queues)
+		return false;
+	/*
+	 * An application starting up thinks between its reads: keep the
+	 * device for it, seeky or not. A soft-RT queue is done with its burst
+	 * and preempts when the next one comes.
+	 */
+	if (bq->wr_kind == EBFQ_WR_INTERACTIVE)
+		return true;
+	if (bq->wr_kind == EBFQ_WR_SOFT_RT)
 		return false;
 	/* A seeky queue on flash gains nothing worth the idle device. */
 	return !(ebfq_queue_seeky(bq) && blk_queue_nonrot(ed->queue));
@@ -619,10 +679,10 @@ static void ebfq_mark_in_driver(struct ebfq_data *ed, struct request *rq,
 	/* Only our requests come back through ->finish_request(). */
 	if (!bq)
 		return;
-	ebfq_rate_dispatched(ed, rq, now);
+	ebfq_rate_dispatched(ed, now);
 	ed->in_driver++;
 	bq->dispatched++;
-	rq->elv.priv[1] = EBFQ_RQ_IN_DRIVER;
+	ebfq_rq_set_in_driver(rq);
 }
 
 /* Only the idle class has work, and must wait: come back when it may go. */
@@ -654,6 +714,7 @@ static struct request *__ebfq_dispatch(struct ebfq_data *ed)
 	if (ed->tun.strict_guarantees && ed->in_driver)
 		return NULL;
 
+	ebfq_wr_check(ed, now);
 	for (;;) {
 		bq = ed->in_service;
 		if (!bq) {
@@ -669,11 +730,14 @@ static struct request *__ebfq_dispatch(struct ebfq_data *ed)
 		if (ed->in_service)
 			return NULL;
 	}
+	if (ebfq_wr_hold_dispatch(ed, bq))
+		return NULL;
 
 	ebfq_remove_request(ed, rq);
 	if (__test_and_clear_bit(EBFQ_QF_FIRST_DISPATCH, &bq->flags))
 		bq->turn_start_ns = now;
 	ebfq_entity_charge(&bq->entity, blk_rq_sectors(rq), now);
+	ebfq_wr_dispatched(ed, bq, blk_rq_sectors(rq));
 	bq->head = blk_rq_pos(rq) + blk_rq_sectors(rq);
 out:
 	ebfq_mark_in_driver(ed, rq, now);
@@ -690,7 +754,8 @@ static bool ebfq_dispatch_blocked(struct ebfq_data *ed)
 	if (ed->idle_class_wait)
 		return true;
 	return bq && (test_bit(EBFQ_QF_WAIT, &bq->flags) ||
-		      test_bit(EBFQ_QF_IDLING, &bq->flags));
+		      test_bit(EBFQ_QF_IDLING, &bq->flags) ||
+		      (bq->queued && ebfq_wr_hold_dispatch(ed, bq)));
 }
 
 /*
@@ -738,15 +803,21 @@ static void ebfq_left_driver(struct ebfq_data *ed, struct request *rq, u64 now)
 
 	lockdep_assert_held(&ed->lock);
 
-	if (rq->elv.priv[1] != EBFQ_RQ_IN_DRIVER)
+	if (!ebfq_rq_in_driver(rq))
 		return;
-	rq->elv.priv[1] = NULL;
 	bq->dispatched--;
 	ed->in_driver--;
-	ebfq_rate_completed(ed, now);
+	ebfq_rate_completed(ed, ebfq_rq_driver_sectors(rq), now);
+	rq->elv.priv[1] = NULL;
 
-	if (bq == ed->in_service && !bq->dispatched &&
-	    test_bit(EBFQ_QF_WAIT, &bq->flags)) {
+	/*
+	 * The queue in service has nothing queued nor in flight any more:
+	 * decide now whether to idle for it or to end its turn, not at the
+	 * next dispatch, which may come much later, when another queue has
+	 * work, and would then find it still in service.
+	 */
+	if (bq == ed->in_service && !bq->dispatched && !bq->queued &&
+	    !test_bit(EBFQ_QF_IDLING, &bq->flags)) {
 		__clear_bit(EBFQ_QF_WAIT, &bq->flags);
 		ebfq_queue_ran_dry(ed, bq);
 	}
@@ -832,6 +903,7 @@ static void ebfq_insert_requests(struct blk_mq_hw_ctx *hctx,
 {
 	struct request_queue *q = hctx->queue;
 	struct ebfq_data *ed = q->elevator->elevator_data;
+	u64 now = ebfq_now();
 	LIST_HEAD(free);
 
 	spin_lock_irq(&ed->lock);
@@ -852,7 +924,7 @@ static void ebfq_insert_requests(struct blk_mq_hw_ctx *hctx,
 				list_add_tail(&rq->queuelist, &ed->dispatch);
 			continue;
 		}
-		ebfq_add_request(ed, bq, rq);
+		ebfq_add_request(ed, bq, rq, now);
 	}
 	ebfq_update_has_work(ed);
 	spin_unlock_irq(&ed->lock);
@@ -983,10 +1055,14 @@ static void ebfq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
 {
 	struct ebfq_data *ed = data->q->elevator->elevator_data;
 
-	/* Sync reads may take every tag; writes and async I/O may not. */
+	/*
+	 * Sync reads may take every tag; writes and async I/O may not, and
+	 * while a queue is raised they leave it most of the pool.
+	 */
 	if (op_is_sync(opf) && !op_is_write(opf))
 		return;
-	data->shallow_depth = ed->async_depth;
+	data->shallow_depth = READ_ONCE(ed->wr_nr) ? ed->async_depth_wr :
+						     ed->async_depth;
 }
 
 static void ebfq_depth_updated(struct blk_mq_hw_ctx *hctx)
@@ -995,9 +1071,10 @@ static void ebfq_depth_updated(struct blk_mq_hw_ctx *hctx)
 	struct blk_mq_tags *tags = hctx->sched_tags;
 	unsigned int word = 1U << tags->bitmap_tags.sb.shift;
 
-	/* Three quarters of every sbitmap word, at least one tag. */
+	/* Three quarters of every sbitmap word, a quarter while raising. */
 	ed->async_depth = max(1U, word * 3 / 4);
-	sbitmap_queue_min_shallow_depth(&tags->bitmap_tags, ed->async_depth);
+	ed->async_depth_wr = max(1U, word / 4);
+	sbitmap_queue_min_shallow_depth(&tags->bitmap_tags, ed->async_depth_wr);
 }
 
 static int ebfq_init_hctx(struct blk_mq_hw_ctx *hctx, unsigned int hctx_idx)
@@ -1044,6 +1121,7 @@ static void ebfq_data_init(struct ebfq_data *ed, struct request_queue *q)
 	ebfq_sd_init(&ed->root_sd, NULL);
 	INIT_LIST_HEAD(&ed->dispatch);
 	INIT_LIST_HEAD(&ed->all_queues);
+	INIT_LIST_HEAD(&ed->wr_queues);
 	ebfq_tunables_init(&ed->tun);
 	ed->auto_max_budget = ebfq_default_max_budget;
 	hrtimer_init(&ed->idle_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
@@ -1102,6 +1180,7 @@ static void ebfq_exit_sched(struct elevator_queue *e)
 			continue;
 		WARN_ONCE(1, "ebfq: queue of pid %d left with %d references\n",
 			  bq->pid, bq->ref);
+		ebfq_wr_stop(ed, bq);
 		list_del(&bq->all_node);
 		kmem_cache_free(ebfq_queue_cache, bq);
 	}

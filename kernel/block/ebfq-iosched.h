@@ -3,7 +3,8 @@
  * ebfq: Budget Fair Queueing for blk-mq, written for SD and eMMC boards.
  *
  * Shared declarations of the scheduling engine (ebfq-wf2q.c), the blk-mq
- * glue (ebfq-iosched.c) and the tunables (ebfq-sysfs.c).
+ * glue (ebfq-iosched.c), the responsiveness heuristics (ebfq-wr.c) and the
+ * tunables (ebfq-sysfs.c).
  */
 #ifndef _EBFQ_IOSCHED_H
 #define _EBFQ_IOSCHED_H
@@ -122,11 +123,12 @@ void ebfq_sd_init(struct ebfq_sched_data *sd, struct ebfq_entity *owner);
 void ebfq_entity_init(struct ebfq_entity *entity, struct ebfq_sched_data *sd,
 		      const struct ebfq_entity_ops *ops, unsigned int weight,
 		      enum ebfq_class class_idx);
-void ebfq_entity_activate(struct ebfq_entity *entity);
+void ebfq_entity_activate(struct ebfq_entity *entity, bool fresh);
 void ebfq_entity_deactivate(struct ebfq_entity *entity);
 struct ebfq_entity *ebfq_sd_select(struct ebfq_sched_data *sd, u64 now_ns);
 void ebfq_entity_charge(struct ebfq_entity *entity, unsigned long sectors,
 			u64 now_ns);
+void ebfq_entity_surcharge(struct ebfq_entity *entity, unsigned long sectors);
 u64 ebfq_sd_idle_class_delay(const struct ebfq_sched_data *sd, u64 now_ns);
 void ebfq_entity_expire(struct ebfq_entity *entity, bool backlogged);
 bool ebfq_sd_busy(const struct ebfq_sched_data *sd);
@@ -151,6 +153,7 @@ enum ebfq_expire_reason {
 	EBFQ_EXP_TOO_IDLE,	/* idling for its next request was in vain */
 	EBFQ_EXP_EMPTY,		/* it ran dry and idling could not pay */
 	EBFQ_EXP_EXITED,	/* its last process went away */
+	EBFQ_EXP_PREEMPTED,	/* a weight-raised queue needs the device */
 	EBFQ_NR_EXPIRE_REASONS,
 };
 
@@ -161,6 +164,14 @@ enum ebfq_queue_flag {
 	EBFQ_QF_IDLING,		/* in service, empty, idle timer armed */
 	EBFQ_QF_FIRST_DISPATCH,	/* nothing dispatched yet in this turn */
 	EBFQ_QF_EXITED,		/* no process refers to it any more */
+};
+
+/* Why a queue's weight is raised (ebfq-wr.c). */
+enum ebfq_wr_kind {
+	EBFQ_WR_NONE,
+	EBFQ_WR_INTERACTIVE,	/* new, or back after a long idle period */
+	EBFQ_WR_SOFT_RT,	/* small periodic bursts after idle periods */
+	EBFQ_NR_WR_KINDS,
 };
 
 struct ebfq_data;
@@ -185,8 +196,24 @@ struct ebfq_queue {
 	u64 turn_start_ns;		/* first dispatch of this turn */
 
 	unsigned short ioprio;		/* ioprio in use, for async lookup */
+	unsigned int orig_weight;	/* weight of the ioprio, not raised */
 	pid_t pid;			/* process that made it, for debugfs */
 	struct list_head all_node;	/* on ebfq_data.all_queues */
+
+	/* Busy periods, which the raising heuristics judge (ns, sectors). */
+	u64 busy_start_ns;		/* last became busy; 0: never was */
+	unsigned long busy_service;	/* dispatched since busy_start_ns */
+	u64 idle_start_ns;		/* last went idle */
+	u64 softrt_next_ns;		/* earliest arrival still soft-RT */
+
+	/* Weight raising: weight is orig_weight * wr_coeff while raised. */
+	u8 wr_kind;			/* enum ebfq_wr_kind */
+	unsigned int wr_coeff;		/* 1 when not raised */
+	u64 wr_start_ns;		/* raising began */
+	u64 wr_end_ns;			/* ... and ends, unless renewed */
+	unsigned long wr_service;	/* sectors received while raised */
+	struct list_head wr_node;	/* on ebfq_data.wr_queues if raised */
+	unsigned int burst_id;		/* burst it was born in (ebfq_data) */
 };
 
 /* Per io_context, per device data: the process's queues. */
@@ -205,6 +232,14 @@ struct ebfq_tunables {
 	unsigned int back_seek_max;	/* KiB */
 	unsigned int back_seek_penalty;
 	bool strict_guarantees;
+
+	/* Responsiveness (ebfq-wr.c); low_latency 0 turns it all off. */
+	bool low_latency;
+	unsigned int wr_coeff;		/* weight multiplier of raised queues */
+	unsigned int wr_max_time_ms;	/* interactive raising; 0 = auto */
+	unsigned int wr_min_idle_time_ms; /* idle this long: new again */
+	unsigned int wr_rt_max_time_ms;	/* soft-RT raising, renewed */
+	unsigned int wr_max_softrt_rate; /* sectors/s a soft-RT queue asks */
 };
 
 /* Per-device scheduler state. */
@@ -227,14 +262,39 @@ struct ebfq_data {
 
 	struct hrtimer idle_timer;	/* idling for the queue in service */
 
-	/* Peak rate, in sectors per second, and the window measuring it. */
+	/*
+	 * Peak rate, in sectors per second, measured over windows of device
+	 * busy time (some request in the driver): sectors completed and the
+	 * time it took, idle gaps left out.
+	 */
 	u64 peak_rate;
-	u64 rate_window_start_ns;
+	u64 rate_busy_since_ns;		/* in_driver last went 0 -> 1 */
+	u64 rate_window_busy_ns;	/* busy time of the closed stretches */
 	unsigned long rate_window_sectors;
 	unsigned int rate_window_requests;
+	unsigned long rate_samples;
 	unsigned int auto_max_budget;	/* derived from peak_rate */
 
+	/* Raised queues, and when the first of their raisings ends. */
+	struct list_head wr_queues;
+	unsigned int wr_nr;
+	u64 wr_next_end_ns;
+	unsigned long wr_started[EBFQ_NR_WR_KINDS];
+	unsigned long wr_ended_heavy;	/* interactive ones that streamed */
+	unsigned long wr_preemptions;
+
+	/*
+	 * Bursts: queues born close together in time (ebfq-wr.c). A burst
+	 * large enough is a batch of workers, not an application starting.
+	 */
+	u64 burst_last_ns;		/* the last queue born */
+	unsigned int burst_id;		/* the current burst */
+	unsigned int burst_size;	/* queues born in it */
+	bool burst_large;		/* it reached ebfq_burst_large */
+	unsigned long large_bursts;	/* bursts that grew large */
+
 	unsigned int async_depth;	/* tags async I/O may take, per word */
+	unsigned int async_depth_wr;	/* ... while some queue is raised */
 
 	/* The bio ->bio_merge() works on, and the queue it belongs to. */
 	struct bio *merge_bio;
@@ -254,6 +314,39 @@ unsigned long ebfq_budget_feedback(unsigned long budget, unsigned long service,
 				   unsigned long min_budget,
 				   unsigned long max_budget);
 extern const char *const ebfq_expire_names[EBFQ_NR_EXPIRE_REASONS];
+void ebfq_expire(struct ebfq_data *ed, struct ebfq_queue *bq,
+		 enum ebfq_expire_reason reason);
+
+/* ebfq-wr.c: weight raising, charging, device-queue control. */
+extern const char *const ebfq_wr_names[EBFQ_NR_WR_KINDS];
+
+static inline bool ebfq_wr_raised(const struct ebfq_queue *bq)
+{
+	return bq->wr_kind != EBFQ_WR_NONE;
+}
+
+u64 ebfq_wr_duration_ns(u64 peak_rate, unsigned int max_time_ms);
+u64 ebfq_softrt_next_start(u64 busy_start_ns, unsigned long busy_service,
+			   unsigned int max_rate, u64 idle_start_ns);
+unsigned long ebfq_time_charge(unsigned long service, unsigned long budget,
+			       unsigned long max_budget, u64 elapsed_ns,
+			       unsigned int timeout_ms, u64 peak_rate,
+			       enum ebfq_expire_reason reason);
+u64 ebfq_rate_filter(u64 peak_rate, u64 sample);
+
+void ebfq_wr_queue_init(struct ebfq_queue *bq);
+bool ebfq_wr_queue_busy(struct ebfq_data *ed, struct ebfq_queue *bq, u64 now);
+void ebfq_wr_queue_idle(struct ebfq_data *ed, struct ebfq_queue *bq,
+			bool greedy, u64 now);
+void ebfq_wr_dispatched(struct ebfq_data *ed, struct ebfq_queue *bq,
+			unsigned long sectors);
+void ebfq_wr_check(struct ebfq_data *ed, u64 now);
+void ebfq_wr_stop(struct ebfq_data *ed, struct ebfq_queue *bq);
+void ebfq_wr_stop_all(struct ebfq_data *ed);
+unsigned long ebfq_wr_charge(struct ebfq_data *ed, struct ebfq_queue *bq,
+			     enum ebfq_expire_reason reason, u64 now);
+bool ebfq_wr_hold_dispatch(const struct ebfq_data *ed,
+			   const struct ebfq_queue *bq);
 
 /* ebfq-sysfs.c */
 extern struct elv_fs_entry ebfq_attrs[];

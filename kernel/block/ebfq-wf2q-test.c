@@ -155,7 +155,7 @@ static void random_schedule(struct kunit *test, u64 vtime0)
 			if ((te[i].e.where == EBFQ_NOWHERE ||
 			     te[i].e.where == EBFQ_IDLE) &&
 			    prandom_u32_state(&rnd) % 4 == 0)
-				ebfq_entity_activate(&te[i].e);
+				ebfq_entity_activate(&te[i].e, false);
 		}
 		if (st->active.rb_node)
 			check_augmented(test, st->active.rb_node);
@@ -219,7 +219,7 @@ static void check_shares(struct kunit *test, const unsigned int *weights,
 	v0 = sd.tree[EBFQ_CLASS_BE].vtime;
 	for (i = 0; i < nr; i++) {
 		te_init(&te[i], &sd, weights[i], EBFQ_CLASS_BE, budget);
-		ebfq_entity_activate(&te[i].e);
+		ebfq_entity_activate(&te[i].e, false);
 		wsum += weights[i];
 	}
 	for (round = 0; round < 3000; round++) {
@@ -263,7 +263,7 @@ static void ebfq_test_shares_wraparound(struct kunit *test)
 	ebfq_sd_init(&sd, NULL);
 	sd_set_vtime(&sd, v0);
 	te_init(&a, &sd, 1, EBFQ_CLASS_BE, 1 << 15);
-	ebfq_entity_activate(&a.e);
+	ebfq_entity_activate(&a.e, false);
 	serve(test, &sd, 0, 1 << 15, true);
 	KUNIT_EXPECT_LT(test, sd.tree[EBFQ_CLASS_BE].vtime, v0);
 	KUNIT_EXPECT_TRUE(test, ebfq_vt_after(sd.tree[EBFQ_CLASS_BE].vtime, v0));
@@ -280,8 +280,8 @@ static void ebfq_test_idle_tree(struct kunit *test)
 	ebfq_sd_init(&sd, NULL);
 	te_init(&a, &sd, 10, EBFQ_CLASS_BE, 1000);
 	te_init(&b, &sd, 10, EBFQ_CLASS_BE, 1000);
-	ebfq_entity_activate(&a.e);
-	ebfq_entity_activate(&b.e);
+	ebfq_entity_activate(&a.e, false);
+	ebfq_entity_activate(&b.e, false);
 	KUNIT_EXPECT_EQ(test, a.holds, 1);
 
 	/* a is served a little and runs dry: it waits on the idle tree. */
@@ -292,7 +292,7 @@ static void ebfq_test_idle_tree(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, finish, ebfq_vt_delta(500, 10));
 
 	/* Back soon: it starts where it left, not at V. */
-	ebfq_entity_activate(&a.e);
+	ebfq_entity_activate(&a.e, false);
 	KUNIT_EXPECT_EQ(test, a.e.start, finish);
 	KUNIT_EXPECT_EQ(test, a.holds, 1);
 
@@ -312,6 +312,59 @@ static void ebfq_test_idle_tree(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, ebfq_sd_busy(&sd));
 }
 
+/* A fresh start (a raised queue) ignores the remembered finish. */
+static void ebfq_test_fresh_start(struct kunit *test)
+{
+	struct ebfq_sched_data sd;
+	struct test_entity a, b;
+
+	ebfq_sd_init(&sd, NULL);
+	te_init(&a, &sd, 10, EBFQ_CLASS_BE, 1000);
+	te_init(&b, &sd, 10, EBFQ_CLASS_BE, 1000);
+	ebfq_entity_activate(&a.e, false);
+	ebfq_entity_activate(&b.e, false);
+	KUNIT_ASSERT_PTR_EQ(test, serve(test, &sd, 0, 500, false), &a);
+	KUNIT_ASSERT_EQ(test, a.e.where, EBFQ_IDLE);
+	KUNIT_ASSERT_TRUE(test, ebfq_vt_after(a.e.finish,
+					      sd.tree[EBFQ_CLASS_BE].vtime));
+
+	ebfq_entity_activate(&a.e, true);
+	KUNIT_EXPECT_EQ(test, a.e.start, sd.tree[EBFQ_CLASS_BE].vtime);
+	KUNIT_EXPECT_EQ(test, a.e.where, EBFQ_ACTIVE);
+	/* Off the idle tree without a new reference, nor a lost one. */
+	KUNIT_EXPECT_EQ(test, a.holds, 1);
+	KUNIT_EXPECT_EQ(test, a.forgets, 0);
+	ebfq_entity_deactivate(&a.e);
+	ebfq_entity_deactivate(&b.e);
+}
+
+/* A surcharge moves the finish, not V. */
+static void ebfq_test_surcharge(struct kunit *test)
+{
+	struct ebfq_sched_data sd;
+	struct ebfq_entity *e;
+	struct test_entity a, b;
+	u64 vtime;
+
+	ebfq_sd_init(&sd, NULL);
+	te_init(&a, &sd, 10, EBFQ_CLASS_BE, 1000);
+	te_init(&b, &sd, 10, EBFQ_CLASS_BE, 1000);
+	ebfq_entity_activate(&a.e, false);
+	ebfq_entity_activate(&b.e, false);
+	e = ebfq_sd_select(&sd, 0);
+	KUNIT_ASSERT_PTR_EQ(test, e, &a.e);
+	ebfq_entity_charge(e, 100, 0);
+	vtime = sd.tree[EBFQ_CLASS_BE].vtime;
+	ebfq_entity_surcharge(e, 900);
+	KUNIT_EXPECT_EQ(test, sd.tree[EBFQ_CLASS_BE].vtime, vtime);
+	ebfq_entity_expire(e, true);
+	KUNIT_EXPECT_EQ(test, a.e.start, ebfq_vt_delta(1000, 10));
+	/* b, charged nothing yet, goes first now. */
+	KUNIT_EXPECT_PTR_EQ(test, ebfq_sd_select(&sd, 0), &b.e);
+	ebfq_entity_expire(&b.e, false);
+	ebfq_entity_deactivate(&a.e);
+}
+
 /*
  * RT before BE before IDLE; the idle class waits until the others have
  * been quiet for a grace period, and is not starved forever.
@@ -327,9 +380,9 @@ static void ebfq_test_classes(struct kunit *test)
 	te_init(&rt, &sd, 10, EBFQ_CLASS_RT, 100);
 	te_init(&be, &sd, 80, EBFQ_CLASS_BE, 100);
 	te_init(&idle, &sd, 80, EBFQ_CLASS_IDLE, 100);
-	ebfq_entity_activate(&idle.e);
-	ebfq_entity_activate(&be.e);
-	ebfq_entity_activate(&rt.e);
+	ebfq_entity_activate(&idle.e, false);
+	ebfq_entity_activate(&be.e, false);
+	ebfq_entity_activate(&rt.e, false);
 
 	for (i = 0; i < 20; i++)
 		KUNIT_EXPECT_PTR_EQ(test, serve(test, &sd, now, 100, true), &rt);
@@ -367,7 +420,7 @@ static void ebfq_test_weight_change(struct kunit *test)
 	ebfq_sd_init(&sd, NULL);
 	for (i = 0; i < 2; i++) {
 		te_init(&te[i], &sd, equal[i], EBFQ_CLASS_BE, 100);
-		ebfq_entity_activate(&te[i].e);
+		ebfq_entity_activate(&te[i].e, false);
 	}
 	te[1].e.new_weight = 30;
 	for (i = 0; i < 4002; i++)
@@ -397,10 +450,10 @@ static void ebfq_test_hierarchy(struct kunit *test)
 	te_init(&q1, &gsd, 100, EBFQ_CLASS_BE, 128);
 	te_init(&q2, &gsd, 300, EBFQ_CLASS_BE, 128);
 
-	ebfq_entity_activate(&q.e);
-	ebfq_entity_activate(&q1.e);
+	ebfq_entity_activate(&q.e, false);
+	ebfq_entity_activate(&q1.e, false);
 	KUNIT_EXPECT_EQ(test, group.e.where, EBFQ_ACTIVE);
-	ebfq_entity_activate(&q2.e);
+	ebfq_entity_activate(&q2.e, false);
 
 	for (i = 0; i < 8000; i++)
 		serve(test, &root, 0, 128, true);
@@ -473,6 +526,8 @@ static struct kunit_case ebfq_wf2q_cases[] = {
 	KUNIT_CASE(ebfq_test_shares),
 	KUNIT_CASE(ebfq_test_shares_wraparound),
 	KUNIT_CASE(ebfq_test_idle_tree),
+	KUNIT_CASE(ebfq_test_fresh_start),
+	KUNIT_CASE(ebfq_test_surcharge),
 	KUNIT_CASE(ebfq_test_classes),
 	KUNIT_CASE(ebfq_test_weight_change),
 	KUNIT_CASE(ebfq_test_hierarchy),

@@ -208,15 +208,16 @@ void ebfq_entity_init(struct ebfq_entity *entity, struct ebfq_sched_data *sd,
 	entity->where = EBFQ_NOWHERE;
 }
 
-/* One level of ebfq_entity_activate(). */
-static void __ebfq_entity_activate(struct ebfq_entity *entity)
+/* One level of ebfq_entity_activate(); @fresh forgets the old finish. */
+static void __ebfq_entity_activate(struct ebfq_entity *entity, bool fresh)
 {
 	struct ebfq_service_tree *st = ebfq_entity_tree(entity);
 	bool remembered = false;
 
 	if (entity->where == EBFQ_IDLE) {
 		rb_erase_cached(&entity->node, &st->idle);
-		remembered = entity->class_idx == entity->new_class_idx;
+		remembered = !fresh &&
+			     entity->class_idx == entity->new_class_idx;
 	} else {
 		entity->ops->hold(entity);
 	}
@@ -235,18 +236,21 @@ static void __ebfq_entity_activate(struct ebfq_entity *entity)
 /**
  * ebfq_entity_activate - an entity with no work got some
  * @entity: the entity, not active and not in service
+ * @fresh: start at V even if an old, later finish is still remembered
  *
- * Its start is V, or its old finish if that is still remembered and later;
- * its finish is start + budget / weight. Groups above it that were not
- * busy become busy too.
+ * Its start is V, or its old finish if that is still remembered, later,
+ * and @fresh is false; its finish is start + budget / weight. Groups above
+ * it that were not busy become busy too, remembering as usual: a fresh
+ * start is the leaf's (a raised queue's) privilege, not its group's.
  */
-void ebfq_entity_activate(struct ebfq_entity *entity)
+void ebfq_entity_activate(struct ebfq_entity *entity, bool fresh)
 {
 	for (; entity; entity = entity->sd->owner) {
 		if (entity->where == EBFQ_ACTIVE ||
 		    entity->where == EBFQ_IN_SERVICE)
 			break;
-		__ebfq_entity_activate(entity);
+		__ebfq_entity_activate(entity, fresh);
+		fresh = false;
 	}
 }
 
@@ -402,6 +406,20 @@ void ebfq_entity_charge(struct ebfq_entity *entity, unsigned long sectors,
 			st->vtime += ebfq_vt_delta(sectors, st->wsum);
 		ebfq_idle_expire(st);
 	}
+}
+
+/**
+ * ebfq_entity_surcharge - charge the entity in service for more than it got
+ * @entity: the leaf in service, about to expire
+ * @sectors: sectors to add to its service and its ancestors'
+ *
+ * Its finish time, computed on expiration, moves as if it had received
+ * them; the virtual time does not, nobody else got less.
+ */
+void ebfq_entity_surcharge(struct ebfq_entity *entity, unsigned long sectors)
+{
+	for (; entity; entity = entity->sd->owner)
+		entity->service += sectors;
 }
 
 /**

@@ -17,7 +17,13 @@ back_seek_max 0 1024 1048576
 back_seek_penalty 1 5 100
 fifo_expire_sync 1 200 10000
 fifo_expire_async 1 300 10000
-strict_guarantees 0 1 1"
+strict_guarantees 0 1 1
+low_latency 0 1 1
+wr_coeff 1 10 100
+wr_max_time 0 5000 60000
+wr_min_idle_time 0 500 60000
+wr_rt_max_time 1 200 60000
+wr_max_softrt_rate 1 8192 2097152"
 
 try_write() {
 	# A subshell, so that a refused write cannot end the test.

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite of ebfq's responsiveness arithmetic (ebfq-wr.c): how long
+ * raising lasts, the soft real-time rule, what a slow turn is charged, and
+ * the peak-rate filter.
+ */
+#include <kunit/test.h>
+#include <linux/prandom.h>
+
+#include "ebfq-iosched.h"
+
+#define MS(x)	((u64)(x) * NSEC_PER_MSEC)
+
+static void ebfq_test_wr_duration(struct kunit *test)
+{
+	u64 slow, fast;
+
+	/* An explicit wr_max_time wins. */
+	KUNIT_EXPECT_EQ(test, ebfq_wr_duration_ns(50000, 1234), MS(1234));
+
+	/* A slower device raises longer, within [2 s, 20 s]. */
+	slow = ebfq_wr_duration_ns(20000, 0);
+	fast = ebfq_wr_duration_ns(50000, 0);
+	KUNIT_EXPECT_GT(test, slow, fast);
+	KUNIT_EXPECT_EQ(test, ebfq_wr_duration_ns(1, 0), MS(20000));
+	KUNIT_EXPECT_EQ(test, ebfq_wr_duration_ns(1ULL << 40, 0), MS(2000));
+	/* 64 MiB at 25 MB/s (48828 sectors/s), three times over: ~8 s. */
+	KUNIT_EXPECT_GE(test, ebfq_wr_duration_ns(48828, 0), MS(8000));
+	KUNIT_EXPECT_LE(test, ebfq_wr_duration_ns(48828, 0), MS(8100));
+	/* Not measured yet: a default, not a division by zero. */
+	KUNIT_EXPECT_GT(test, ebfq_wr_duration_ns(0, 0), 0ULL);
+}
+
+static void ebfq_test_softrt_rule(struct kunit *test)
+{
+	u64 t0 = MS(1000);
+
+	/* 512 sectors at 16384 sectors/s: back no earlier than 31.25 ms. */
+	KUNIT_EXPECT_EQ(test, ebfq_softrt_next_start(t0, 512, 16384, t0 + MS(11)),
+			t0 + 31250000ULL);
+	/* Tiny bursts: still at least a few ms idle after the last one. */
+	KUNIT_EXPECT_EQ(test, ebfq_softrt_next_start(t0, 8, 16384, t0 + MS(1)),
+			t0 + MS(5));
+	/* A streamer's busy period pushes its next start far away. */
+	KUNIT_EXPECT_GT(test, ebfq_softrt_next_start(t0, 1 << 20, 16384, t0),
+			t0 + MS(60000));
+	/* A zero rate cannot divide by zero. */
+	KUNIT_EXPECT_GT(test, ebfq_softrt_next_start(t0, 1, 0, t0), t0);
+}
+
+static void ebfq_test_time_charge(struct kunit *test)
+{
+	const unsigned long max_budget = 6000;
+	const u64 peak = 48000;	/* sectors/s */
+	struct rnd_state rnd;
+	int i;
+
+	/* Served at the peak rate: charged its sectors. */
+	KUNIT_EXPECT_EQ(test, ebfq_time_charge(4800, 6000, max_budget, MS(100),
+					       125, peak, EBFQ_EXP_EMPTY), 4800UL);
+	/* At a tenth of it: charged its time, max_budget per timeout. */
+	KUNIT_EXPECT_EQ(test, ebfq_time_charge(480, 6000, max_budget, MS(100),
+					       125, peak, EBFQ_EXP_TOO_IDLE),
+			4800UL);
+	/* Too short a turn to judge. */
+	KUNIT_EXPECT_EQ(test, ebfq_time_charge(8, 6000, max_budget, MS(5),
+					       125, peak, EBFQ_EXP_EMPTY), 8UL);
+	/* Timed out with more than a third of its budget left. */
+	KUNIT_EXPECT_EQ(test, ebfq_time_charge(3000, 6000, max_budget, MS(125),
+					       125, 0, EBFQ_EXP_TIMEOUT),
+			max_budget);
+	/* Timed out having used most of it: its sectors. */
+	KUNIT_EXPECT_EQ(test, ebfq_time_charge(5000, 6000, max_budget, MS(125),
+					       125, 0, EBFQ_EXP_TIMEOUT), 5000UL);
+	/* A turn held far too long is charged at most twice the timeout. */
+	KUNIT_EXPECT_EQ(test, ebfq_time_charge(1, 6000, max_budget, MS(10000),
+					       125, peak, EBFQ_EXP_TOO_IDLE),
+			2 * max_budget);
+
+	/* Never less than the service, whatever the inputs. */
+	prandom_seed_state(&rnd, 7);
+	for (i = 0; i < 10000; i++) {
+		unsigned long service = prandom_u32_state(&rnd) % (1 << 20);
+		unsigned long budget = prandom_u32_state(&rnd) % (1 << 20);
+		u64 elapsed = prandom_u32_state(&rnd) * 100ULL;
+		unsigned int timeout = prandom_u32_state(&rnd) % 1000;
+		u64 rate = prandom_u32_state(&rnd) % (1 << 22);
+		enum ebfq_expire_reason reason =
+			prandom_u32_state(&rnd) % EBFQ_NR_EXPIRE_REASONS;
+
+		KUNIT_EXPECT_GE(test, ebfq_time_charge(service, budget,
+						       max_budget, elapsed,
+						       timeout, rate, reason),
+				service);
+	}
+}
+
+static void ebfq_test_rate_filter(struct kunit *test)
+{
+	u64 rate = 0;
+	int i;
+
+	/* The first sample is taken as it is. */
+	KUNIT_EXPECT_EQ(test, ebfq_rate_filter(0, 40000), 40000ULL);
+	/* Up fast, down slowly. */
+	KUNIT_EXPECT_EQ(test, ebfq_rate_filter(40000, 80000), 70000ULL);
+	KUNIT_EXPECT_EQ(test, ebfq_rate_filter(80000, 0), 70000ULL);
+
+	/* A steady rate is converged on, from above and from below. */
+	for (i = 0; i < 100; i++)
+		rate = ebfq_rate_filter(rate ?: 1, 50000);
+	KUNIT_EXPECT_GE(test, rate, 49900ULL);
+	KUNIT_EXPECT_LE(test, rate, 50000ULL);
+	for (i = 0, rate = 200000; i < 100; i++)
+		rate = ebfq_rate_filter(rate, 50000);
+	KUNIT_EXPECT_LE(test, rate, 50100ULL);
+}
+
+static struct kunit_case ebfq_wr_cases[] = {
+	KUNIT_CASE(ebfq_test_wr_duration),
+	KUNIT_CASE(ebfq_test_softrt_rule),
+	KUNIT_CASE(ebfq_test_time_charge),
+	KUNIT_CASE(ebfq_test_rate_filter),
+	{}
+};
+
+static struct kunit_suite ebfq_wr_suite = {
+	.name = "ebfq-wr",
+	.test_cases = ebfq_wr_cases,
+};
+
+kunit_test_suite(ebfq_wr_suite);

@@ -1,0 +1,455 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ebfq: responsiveness. Weight raising of interactive and soft real-time
+ * queues, what a turn is charged (async writes, slow queues), and how many
+ * requests of other queues the device may hold while a raised queue needs
+ * it.
+ *
+ * Raising multiplies a queue's weight by wr_coeff and leaves the rest to
+ * B-WF2Q+: nothing here serves a queue out of the engine's order, except
+ * that a raised queue that becomes busy ends the turn of a queue that is
+ * not raised. Every rule here is off with low_latency=0.
+ */
+#include <linux/kernel.h>
+#include <linux/math64.h>
+
+#include "ebfq-iosched.h"
+
+/*
+ * Interactive raising lasts as long as a reference application start-up,
+ * ebfq_wr_ref_sectors of reads (64 MiB, a browser or an office suite with
+ * its libraries), takes on the idle device, times the slowdown we accept
+ * under load, within [min, max]: a start-up that outlives its raising is
+ * left to crawl at its plain weight. Until the peak rate is measured, the
+ * device is taken to read ebfq_wr_default_rate sectors/s (10 MiB/s, a
+ * class 10 card).
+ */
+static const u64 ebfq_wr_ref_sectors = 131072;
+static const unsigned int ebfq_wr_ref_slowdown = 3;
+static const u64 ebfq_wr_min_duration_ns = 2ULL * NSEC_PER_SEC;
+static const u64 ebfq_wr_max_duration_ns = 20ULL * NSEC_PER_SEC;
+static const u64 ebfq_wr_default_rate = 20480;
+
+/*
+ * An interactive queue of the default weight (BE level 4, 40) that reads
+ * twice the reference start-up while raised is a streamer; a queue of
+ * another weight, in proportion to its weight. Raised queues that stream
+ * side by side receive service in proportion to their weights, so they
+ * all lose their raising together, and their shares stay as the weights
+ * say instead of the heaviest one starving until the others catch up.
+ */
+static const unsigned long ebfq_wr_heavy_sectors = 2 * 131072;
+static const unsigned int ebfq_wr_heavy_weight = 40;
+
+/*
+ * Queues born less than ebfq_burst_gap_ns after the one before them form
+ * a burst; ebfq_burst_large or more of them are the workers of one batch
+ * (make -j, a benchmark's jobs, a parallel copy), not applications the
+ * user is waiting for: none of them is raised as interactive.
+ */
+static const u64 ebfq_burst_gap_ns = 200 * NSEC_PER_MSEC;
+static const unsigned int ebfq_burst_large = 8;
+
+/*
+ * A queue is soft real-time if it comes back no earlier than its last busy
+ * period's service allows at wr_max_softrt_rate, after at least this long
+ * idle (ns): one that is back at once is a continuing stream.
+ */
+static const u64 ebfq_softrt_min_idle_ns = 4 * NSEC_PER_MSEC;
+
+/* Requests of queues not raised the device may hold while any is raised. */
+static const unsigned int ebfq_wr_others_in_driver = 1;
+
+/*
+ * Async service is charged this many times over: writes cost the card more
+ * than they seem to, and nobody waits for them.
+ */
+static const unsigned int ebfq_async_charge_factor = 10;
+
+/* A sync turn shorter than this (ns) says nothing about the queue's rate. */
+static const u64 ebfq_slow_min_turn_ns = 20 * NSEC_PER_MSEC;
+
+const char *const ebfq_wr_names[EBFQ_NR_WR_KINDS] = {
+	[EBFQ_WR_NONE]		= "none",
+	[EBFQ_WR_INTERACTIVE]	= "interactive",
+	[EBFQ_WR_SOFT_RT]	= "soft-rt",
+};
+
+/* ------------------------------------------------------------------ */
+/* The arithmetic, free of any state (KUnit: ebfq-wr-test.c).          */
+
+/**
+ * ebfq_wr_duration_ns - how long interactive raising lasts
+ * @peak_rate: the device's peak rate, sectors/s; 0 if not measured yet
+ * @max_time_ms: the wr_max_time tunable; 0 derives it from @peak_rate
+ */
+u64 ebfq_wr_duration_ns(u64 peak_rate, unsigned int max_time_ms)
+{
+	u64 ns;
+
+	if (max_time_ms)
+		return (u64)max_time_ms * NSEC_PER_MSEC;
+	if (!peak_rate)
+		peak_rate = ebfq_wr_default_rate;
+	ns = div64_u64(ebfq_wr_ref_sectors * ebfq_wr_ref_slowdown * NSEC_PER_SEC,
+		       peak_rate);
+	return clamp(ns, ebfq_wr_min_duration_ns, ebfq_wr_max_duration_ns);
+}
+
+/**
+ * ebfq_softrt_next_start - the earliest arrival that is still soft-RT
+ * @busy_start_ns: when the queue's last busy period began
+ * @busy_service: sectors dispatched in it
+ * @max_rate: the highest rate a soft real-time queue asks, sectors/s
+ * @idle_start_ns: when the queue went idle
+ *
+ * A queue that asks for @busy_service sectors every period and no more
+ * than @max_rate comes back no earlier than the returned time.
+ */
+u64 ebfq_softrt_next_start(u64 busy_start_ns, unsigned long busy_service,
+			   unsigned int max_rate, u64 idle_start_ns)
+{
+	u64 next = busy_start_ns +
+		   div_u64((u64)busy_service * NSEC_PER_SEC, max(max_rate, 1U));
+
+	return max(next, idle_start_ns + ebfq_softrt_min_idle_ns);
+}
+
+/**
+ * ebfq_time_charge - what a sync turn is charged, in sectors
+ * @service: sectors the queue received in the turn
+ * @budget: its budget
+ * @max_budget: the device's max_budget
+ * @elapsed_ns: from its first dispatch to its expiration
+ * @timeout_ms: the sync budget timeout
+ * @peak_rate: the device's peak rate, sectors/s
+ * @reason: why the turn ended
+ *
+ * A queue that held the device while it was served slowly (at less than
+ * half the peak rate), or that timed out with a third of its budget left,
+ * is charged for the time it held the device, max_budget per timeout,
+ * rather than for its sectors: otherwise a seeky or thinking process would
+ * take the device's time from everyone at a bargain.
+ */
+unsigned long ebfq_time_charge(unsigned long service, unsigned long budget,
+			       unsigned long max_budget, u64 elapsed_ns,
+			       unsigned int timeout_ms, u64 peak_rate,
+			       enum ebfq_expire_reason reason)
+{
+	u64 timeout_ns = (u64)max(timeout_ms, 1U) * NSEC_PER_MSEC;
+	bool slow, short_timeout;
+	u64 by_time;
+
+	slow = peak_rate && elapsed_ns >= ebfq_slow_min_turn_ns &&
+	       (u64)service * NSEC_PER_SEC * 2 < peak_rate * elapsed_ns;
+	short_timeout = reason == EBFQ_EXP_TIMEOUT &&
+			(u64)service * 3 <= (u64)budget * 2;
+	if (!slow && !short_timeout)
+		return service;
+
+	/* A turn lasts at most its timeout, plus an idle wait: cap it. */
+	elapsed_ns = min(elapsed_ns, 2 * timeout_ns);
+	by_time = div64_u64((u64)max_budget * elapsed_ns, timeout_ns);
+	return max_t(u64, service, by_time);
+}
+
+/**
+ * ebfq_rate_filter - the peak rate after a new sample
+ * @peak_rate: the current estimate, sectors/s; 0 if none
+ * @sample: the rate of the last busy window, sectors/s
+ *
+ * A peak is a maximum: a higher sample is followed at once (three quarters
+ * of the way), a lower one slowly (an eighth), so that a stretch of small
+ * seeky requests does not make the device look slow.
+ */
+u64 ebfq_rate_filter(u64 peak_rate, u64 sample)
+{
+	if (!peak_rate)
+		return sample;
+	if (sample > peak_rate)
+		return (peak_rate + 3 * sample) / 4;
+	return (7 * peak_rate + sample) / 8;
+}
+
+/* ------------------------------------------------------------------ */
+/* Weight raising.                                                     */
+
+static void ebfq_wr_set_weight(struct ebfq_queue *bq)
+{
+	/* The engine applies it at the queue's next turn. */
+	bq->entity.new_weight = bq->orig_weight * bq->wr_coeff;
+}
+
+/**
+ * ebfq_wr_queue_init - a new queue, not raised
+ * @bq: the queue
+ */
+void ebfq_wr_queue_init(struct ebfq_queue *bq)
+{
+	bq->wr_kind = EBFQ_WR_NONE;
+	bq->wr_coeff = 1;
+	INIT_LIST_HEAD(&bq->wr_node);
+}
+
+static void ebfq_wr_start(struct ebfq_data *ed, struct ebfq_queue *bq,
+			  enum ebfq_wr_kind kind, u64 now)
+{
+	u64 duration;
+
+	if (kind == EBFQ_WR_INTERACTIVE)
+		duration = ebfq_wr_duration_ns(ed->peak_rate,
+					       ed->tun.wr_max_time_ms);
+	else
+		duration = (u64)ed->tun.wr_rt_max_time_ms * NSEC_PER_MSEC;
+
+	if (!ebfq_wr_raised(bq)) {
+		list_add_tail(&bq->wr_node, &ed->wr_queues);
+		ed->wr_nr++;
+	}
+	/* A soft-RT queue that keeps its pattern renews its raising. */
+	if (bq->wr_kind != kind || kind == EBFQ_WR_INTERACTIVE) {
+		ed->wr_started[kind]++;
+		bq->wr_start_ns = now;
+		bq->wr_service = 0;
+	}
+	bq->wr_kind = kind;
+	bq->wr_end_ns = now + duration;
+	bq->wr_coeff = ed->tun.wr_coeff;
+	ebfq_wr_set_weight(bq);
+	if (ed->wr_nr == 1 || bq->wr_end_ns < ed->wr_next_end_ns)
+		ed->wr_next_end_ns = bq->wr_end_ns;
+}
+
+/**
+ * ebfq_wr_stop - end a queue's raising, if it is raised
+ * @ed: the device
+ * @bq: the queue
+ *
+ * Also called before a queue is freed.
+ */
+void ebfq_wr_stop(struct ebfq_data *ed, struct ebfq_queue *bq)
+{
+	lockdep_assert_held(&ed->lock);
+
+	if (!ebfq_wr_raised(bq))
+		return;
+	list_del_init(&bq->wr_node);
+	ed->wr_nr--;
+	bq->wr_kind = EBFQ_WR_NONE;
+	bq->wr_coeff = 1;
+	ebfq_wr_set_weight(bq);
+}
+
+/**
+ * ebfq_wr_stop_all - end every raising (low_latency was turned off)
+ * @ed: the device
+ */
+void ebfq_wr_stop_all(struct ebfq_data *ed)
+{
+	struct ebfq_queue *bq, *tmp;
+
+	lockdep_assert_held(&ed->lock);
+
+	list_for_each_entry_safe(bq, tmp, &ed->wr_queues, wr_node)
+		ebfq_wr_stop(ed, bq);
+}
+
+/**
+ * ebfq_wr_check - end the raisings whose time is up
+ * @ed: the device
+ * @now: ebfq_now()
+ *
+ * Cheap when nothing is due: called on every dispatch.
+ */
+void ebfq_wr_check(struct ebfq_data *ed, u64 now)
+{
+	struct ebfq_queue *bq, *tmp;
+	u64 next = U64_MAX;
+
+	lockdep_assert_held(&ed->lock);
+
+	if (!ed->wr_nr || now < ed->wr_next_end_ns)
+		return;
+	list_for_each_entry_safe(bq, tmp, &ed->wr_queues, wr_node) {
+		if (now >= bq->wr_end_ns)
+			ebfq_wr_stop(ed, bq);
+		else
+			next = min(next, bq->wr_end_ns);
+	}
+	ed->wr_next_end_ns = next;
+}
+
+/*
+ * A new queue is born: it joins the current burst, or starts one. Returns
+ * true if the burst it joined is large: the queue is not to be raised,
+ * and neither are the others of the burst any more.
+ */
+static bool ebfq_burst_join(struct ebfq_data *ed, struct ebfq_queue *bq,
+			    u64 now)
+{
+	struct ebfq_queue *it, *tmp;
+
+	if (!ed->burst_size || now - ed->burst_last_ns > ebfq_burst_gap_ns) {
+		ed->burst_id++;
+		ed->burst_size = 0;
+		ed->burst_large = false;
+	}
+	ed->burst_last_ns = now;
+	ed->burst_size++;
+	bq->burst_id = ed->burst_id;
+	if (ed->burst_large || ed->burst_size < ebfq_burst_large)
+		return ed->burst_large;
+
+	ed->burst_large = true;
+	ed->large_bursts++;
+	list_for_each_entry_safe(it, tmp, &ed->wr_queues, wr_node)
+		if (it->burst_id == ed->burst_id &&
+		    it->wr_kind == EBFQ_WR_INTERACTIVE)
+			ebfq_wr_stop(ed, it);
+	return true;
+}
+
+/**
+ * ebfq_wr_queue_busy - a queue not in service got work after none
+ * @ed: the device
+ * @bq: the queue, about to be activated
+ * @now: ebfq_now()
+ *
+ * Starts a busy period and decides the queue's raising from how it came
+ * back: a new queue, unless born in a large burst, or one idle for
+ * wr_min_idle_time, is interactive; one that came back no earlier than its
+ * soft-RT rule allows is soft real-time; a soft-RT queue that came back
+ * too early is no longer.
+ *
+ * Return: true if the queue is raised, and may preempt one that is not.
+ */
+bool ebfq_wr_queue_busy(struct ebfq_data *ed, struct ebfq_queue *bq, u64 now)
+{
+	bool new = !bq->busy_start_ns;
+	bool long_idle = !new && now - bq->idle_start_ns >=
+			 (u64)ed->tun.wr_min_idle_time_ms * NSEC_PER_MSEC;
+	bool softrt = !new && now >= bq->softrt_next_ns;
+
+	lockdep_assert_held(&ed->lock);
+
+	bq->busy_start_ns = now;
+	bq->busy_service = 0;
+
+	if (ebfq_wr_raised(bq) && now >= bq->wr_end_ns)
+		ebfq_wr_stop(ed, bq);
+	if (!ed->tun.low_latency || !test_bit(EBFQ_QF_SYNC, &bq->flags) ||
+	    bq == &ed->oom_queue ||
+	    bq->entity.new_class_idx == EBFQ_CLASS_IDLE) {
+		ebfq_wr_stop(ed, bq);
+		return false;
+	}
+
+	if (new && ebfq_burst_join(ed, bq, now))
+		ebfq_wr_stop(ed, bq);
+	else if (new || long_idle)
+		ebfq_wr_start(ed, bq, EBFQ_WR_INTERACTIVE, now);
+	else if (bq->wr_kind == EBFQ_WR_INTERACTIVE)
+		;	/* keeps raising until its time or service is up */
+	else if (softrt)
+		ebfq_wr_start(ed, bq, EBFQ_WR_SOFT_RT, now);
+	else
+		ebfq_wr_stop(ed, bq);
+	return ebfq_wr_raised(bq);
+}
+
+/**
+ * ebfq_wr_queue_idle - a queue's busy period ended
+ * @ed: the device
+ * @bq: the queue, now without requests and out of service
+ * @greedy: its last turn ended on its budget or its timeout
+ * @now: ebfq_now()
+ *
+ * A queue that used all the service it was given did not go idle of its
+ * own accord, it was cut off: whenever it comes back, it is a stream, not
+ * a soft real-time reader.
+ */
+void ebfq_wr_queue_idle(struct ebfq_data *ed, struct ebfq_queue *bq,
+			bool greedy, u64 now)
+{
+	lockdep_assert_held(&ed->lock);
+
+	bq->idle_start_ns = now;
+	if (greedy)
+		bq->softrt_next_ns = U64_MAX;
+	else
+		bq->softrt_next_ns =
+			ebfq_softrt_next_start(bq->busy_start_ns,
+					       bq->busy_service,
+					       ed->tun.wr_max_softrt_rate, now);
+}
+
+/**
+ * ebfq_wr_dispatched - a request of @bq went to the driver
+ * @ed: the device
+ * @bq: its queue
+ * @sectors: its size
+ *
+ * An interactive queue that reads more than any application start-up is a
+ * streamer: its raising ends (ebfq_wr_heavy_sectors).
+ */
+void ebfq_wr_dispatched(struct ebfq_data *ed, struct ebfq_queue *bq,
+			unsigned long sectors)
+{
+	lockdep_assert_held(&ed->lock);
+
+	bq->busy_service += sectors;
+	if (bq->wr_kind != EBFQ_WR_INTERACTIVE)
+		return;
+	bq->wr_service += sectors;
+	if ((u64)bq->wr_service * ebfq_wr_heavy_weight >
+	    (u64)ebfq_wr_heavy_sectors * bq->orig_weight) {
+		ed->wr_ended_heavy++;
+		ebfq_wr_stop(ed, bq);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Charging and the device queue.                                      */
+
+/**
+ * ebfq_wr_charge - what the turn of @bq that ends is charged, in sectors
+ * @ed: the device
+ * @bq: the queue in service
+ * @reason: why its turn ends
+ * @now: ebfq_now()
+ */
+unsigned long ebfq_wr_charge(struct ebfq_data *ed, struct ebfq_queue *bq,
+			     enum ebfq_expire_reason reason, u64 now)
+{
+	unsigned long service = bq->entity.service;
+
+	lockdep_assert_held(&ed->lock);
+
+	if (!ed->tun.low_latency || !service)
+		return service;
+	if (!test_bit(EBFQ_QF_SYNC, &bq->flags))
+		return service * ebfq_async_charge_factor;
+	/* Raised queues are meant to get the device; preempted ones lost it. */
+	if (ebfq_wr_raised(bq) || reason == EBFQ_EXP_PREEMPTED)
+		return service;
+	return ebfq_time_charge(service, bq->entity.budget, ebfq_max_budget(ed),
+				now - bq->turn_start_ns, ed->tun.timeout_ms[1],
+				ed->peak_rate, reason);
+}
+
+/**
+ * ebfq_wr_hold_dispatch - whether @bq, in service, must not dispatch now
+ * @ed: the device
+ * @bq: the queue in service, not empty
+ *
+ * On a deep device queue (virtio, eMMC command queueing) a request of a
+ * raised queue waits behind every request already in the device. While any
+ * queue is raised, one that is not may have only
+ * ebfq_wr_others_in_driver requests in the device.
+ */
+bool ebfq_wr_hold_dispatch(const struct ebfq_data *ed,
+			   const struct ebfq_queue *bq)
+{
+	return ed->tun.low_latency && ed->wr_nr && !ebfq_wr_raised(bq) &&
+	       ed->in_driver >= ebfq_wr_others_in_driver;
+}
