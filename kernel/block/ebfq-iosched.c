@@ -236,6 +236,8 @@ static void ebfq_queue_setup(struct ebfq_data *ed, struct ebfq_queue *bq,
 	INIT_LIST_HEAD(&bq->fifo);
 	if (sync)
 		__set_bit(EBFQ_QF_SYNC, &bq->flags);
+	if (current->flags & PF_KTHREAD)
+		__set_bit(EBFQ_QF_KTHREAD, &bq->flags);
 	bq->ioprio = ioprio;
 	bq->orig_weight = ebfq_ioprio_weight(ioprio);
 	bq->pid = current->pid;
@@ -389,7 +391,7 @@ static void ebfq_add_request(struct ebfq_data *ed, struct ebfq_queue *bq,
 	 * A raised queue starts at V: were it to wait for an old finish, it
 	 * could not take the device from the queue it preempts below.
 	 */
-	raised = ebfq_wr_queue_busy(ed, bq, now);
+	raised = ebfq_wr_queue_busy(ed, bq, op_is_write(req_op(rq)), now);
 	bq->entity.budget = max_t(unsigned long, bq->next_budget,
 				  blk_rq_sectors(rq));
 	ebfq_entity_activate(&bq->entity, raised);
@@ -681,6 +683,8 @@ static void ebfq_mark_in_driver(struct ebfq_data *ed, struct request *rq,
 		return;
 	ebfq_rate_dispatched(ed, now);
 	ed->in_driver++;
+	if (op_is_write(req_op(rq)))
+		ed->write_in_driver += blk_rq_sectors(rq);
 	bq->dispatched++;
 	ebfq_rq_set_in_driver(rq);
 }
@@ -730,7 +734,7 @@ static struct request *__ebfq_dispatch(struct ebfq_data *ed)
 		if (ed->in_service)
 			return NULL;
 	}
-	if (ebfq_wr_hold_dispatch(ed, bq))
+	if (ebfq_dq_hold(ed, bq, rq))
 		return NULL;
 
 	ebfq_remove_request(ed, rq);
@@ -753,9 +757,18 @@ static bool ebfq_dispatch_blocked(struct ebfq_data *ed)
 		return true;
 	if (ed->idle_class_wait)
 		return true;
-	return bq && (test_bit(EBFQ_QF_WAIT, &bq->flags) ||
-		      test_bit(EBFQ_QF_IDLING, &bq->flags) ||
-		      (bq->queued && ebfq_wr_hold_dispatch(ed, bq)));
+	if (!bq)
+		return false;
+	if (test_bit(EBFQ_QF_WAIT, &bq->flags) ||
+	    test_bit(EBFQ_QF_IDLING, &bq->flags))
+		return true;
+	/*
+	 * The request it would dispatch, if the turn goes on: a turn that
+	 * ends instead is only noticed on the next completion, which a hold
+	 * always waits for.
+	 */
+	return bq->queued && ebfq_dq_may_hold(ed) &&
+	       ebfq_dq_hold(ed, bq, ebfq_choose_request(ed, bq));
 }
 
 /*
@@ -807,6 +820,8 @@ static void ebfq_left_driver(struct ebfq_data *ed, struct request *rq, u64 now)
 		return;
 	bq->dispatched--;
 	ed->in_driver--;
+	if (op_is_write(req_op(rq)))
+		ed->write_in_driver -= ebfq_rq_driver_sectors(rq);
 	ebfq_rate_completed(ed, ebfq_rq_driver_sectors(rq), now);
 	rq->elv.priv[1] = NULL;
 

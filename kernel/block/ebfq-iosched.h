@@ -164,6 +164,7 @@ enum ebfq_queue_flag {
 	EBFQ_QF_IDLING,		/* in service, empty, idle timer armed */
 	EBFQ_QF_FIRST_DISPATCH,	/* nothing dispatched yet in this turn */
 	EBFQ_QF_EXITED,		/* no process refers to it any more */
+	EBFQ_QF_KTHREAD,	/* made by a kernel thread (journal, writeback) */
 };
 
 /* Why a queue's weight is raised (ebfq-wr.c). */
@@ -256,6 +257,7 @@ struct ebfq_data {
 
 	unsigned int queued;		/* requests in all the queues */
 	unsigned int in_driver;		/* requests dispatched, not finished */
+	unsigned long write_in_driver;	/* ... sectors of the writes among them */
 	unsigned int busy_queues;	/* queues with queued requests */
 	bool has_work;			/* what ->has_work() reports */
 	bool idle_class_wait;		/* idle_timer waits for the idle class */
@@ -317,7 +319,7 @@ extern const char *const ebfq_expire_names[EBFQ_NR_EXPIRE_REASONS];
 void ebfq_expire(struct ebfq_data *ed, struct ebfq_queue *bq,
 		 enum ebfq_expire_reason reason);
 
-/* ebfq-wr.c: weight raising, charging, device-queue control. */
+/* ebfq-wr.c: weight raising, charging, device-queue control (dq). */
 extern const char *const ebfq_wr_names[EBFQ_NR_WR_KINDS];
 
 static inline bool ebfq_wr_raised(const struct ebfq_queue *bq)
@@ -335,7 +337,8 @@ unsigned long ebfq_time_charge(unsigned long service, unsigned long budget,
 u64 ebfq_rate_filter(u64 peak_rate, u64 sample);
 
 void ebfq_wr_queue_init(struct ebfq_queue *bq);
-bool ebfq_wr_queue_busy(struct ebfq_data *ed, struct ebfq_queue *bq, u64 now);
+bool ebfq_wr_queue_busy(struct ebfq_data *ed, struct ebfq_queue *bq,
+			bool write, u64 now);
 void ebfq_wr_queue_idle(struct ebfq_data *ed, struct ebfq_queue *bq,
 			bool greedy, u64 now);
 void ebfq_wr_dispatched(struct ebfq_data *ed, struct ebfq_queue *bq,
@@ -345,8 +348,14 @@ void ebfq_wr_stop(struct ebfq_data *ed, struct ebfq_queue *bq);
 void ebfq_wr_stop_all(struct ebfq_data *ed);
 unsigned long ebfq_wr_charge(struct ebfq_data *ed, struct ebfq_queue *bq,
 			     enum ebfq_expire_reason reason, u64 now);
-bool ebfq_wr_hold_dispatch(const struct ebfq_data *ed,
-			   const struct ebfq_queue *bq);
+bool ebfq_dq_hold(const struct ebfq_data *ed, const struct ebfq_queue *bq,
+		  const struct request *rq);
+
+/* Whether ebfq_dq_hold() may hold anything back now. */
+static inline bool ebfq_dq_may_hold(const struct ebfq_data *ed)
+{
+	return ed->tun.low_latency && (ed->wr_nr || ed->write_in_driver);
+}
 
 /* ebfq-sysfs.c */
 extern struct elv_fs_entry ebfq_attrs[];

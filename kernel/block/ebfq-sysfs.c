@@ -235,6 +235,7 @@ static int ebfq_state_show(void *data, struct seq_file *m)
 		   ed->tun.max_budget ? "" : " (auto)");
 	seq_printf(m, "busy_queues %u\nqueued %u\nin_driver %u\n",
 		   ed->busy_queues, ed->queued, ed->in_driver);
+	seq_printf(m, "write_sectors_in_driver %lu\n", ed->write_in_driver);
 	seq_printf(m, "in_service %d\n",
 		   ed->in_service ? ed->in_service->pid : -1);
 	seq_printf(m, "async_depth %u\nasync_depth_raised %u\n",

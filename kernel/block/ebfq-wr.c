@@ -10,6 +10,7 @@
  * that a raised queue that becomes busy ends the turn of a queue that is
  * not raised. Every rule here is off with low_latency=0.
  */
+#include <linux/blk-mq.h>
 #include <linux/kernel.h>
 #include <linux/math64.h>
 
@@ -59,6 +60,13 @@ static const u64 ebfq_softrt_min_idle_ns = 4 * NSEC_PER_MSEC;
 
 /* Requests of queues not raised the device may hold while any is raised. */
 static const unsigned int ebfq_wr_others_in_driver = 1;
+
+/*
+ * Writes in the device at a time: as many sectors as it writes in this
+ * long (ns) at the peak rate, at least ebfq_write_window_min (128 KiB).
+ */
+static const u64 ebfq_write_window_ns = 16 * NSEC_PER_MSEC;
+static const unsigned long ebfq_write_window_min = 256;
 
 /*
  * Async service is charged this many times over: writes cost the card more
@@ -313,17 +321,26 @@ static bool ebfq_burst_join(struct ebfq_data *ed, struct ebfq_queue *bq,
  * ebfq_wr_queue_busy - a queue not in service got work after none
  * @ed: the device
  * @bq: the queue, about to be activated
+ * @write: the request that brought it back is a write
  * @now: ebfq_now()
  *
  * Starts a busy period and decides the queue's raising from how it came
  * back: a new queue, unless born in a large burst, or one idle for
- * wr_min_idle_time, is interactive; one that came back no earlier than its
- * soft-RT rule allows is soft real-time; a soft-RT queue that came back
- * too early is no longer.
+ * wr_min_idle_time, is interactive if it came back to read; one that came
+ * back no earlier than its soft-RT rule allows is soft real-time; a
+ * soft-RT queue that came back too early is no longer.
+ *
+ * Kernel threads are never raised: the journal and writeback flush what
+ * processes wrote (ext4's ordered mode makes the journal's flush of their
+ * data synchronous, and it comes back every few seconds after a long
+ * idle), and nobody waits at a screen for them. Nor does a process that
+ * comes back to write: what an application starting up waits for are its
+ * reads.
  *
  * Return: true if the queue is raised, and may preempt one that is not.
  */
-bool ebfq_wr_queue_busy(struct ebfq_data *ed, struct ebfq_queue *bq, u64 now)
+bool ebfq_wr_queue_busy(struct ebfq_data *ed, struct ebfq_queue *bq,
+			bool write, u64 now)
 {
 	bool new = !bq->busy_start_ns;
 	bool long_idle = !new && now - bq->idle_start_ns >=
@@ -338,7 +355,7 @@ bool ebfq_wr_queue_busy(struct ebfq_data *ed, struct ebfq_queue *bq, u64 now)
 	if (ebfq_wr_raised(bq) && now >= bq->wr_end_ns)
 		ebfq_wr_stop(ed, bq);
 	if (!ed->tun.low_latency || !test_bit(EBFQ_QF_SYNC, &bq->flags) ||
-	    bq == &ed->oom_queue ||
+	    test_bit(EBFQ_QF_KTHREAD, &bq->flags) || bq == &ed->oom_queue ||
 	    bq->entity.new_class_idx == EBFQ_CLASS_IDLE) {
 		ebfq_wr_stop(ed, bq);
 		return false;
@@ -346,7 +363,7 @@ bool ebfq_wr_queue_busy(struct ebfq_data *ed, struct ebfq_queue *bq, u64 now)
 
 	if (new && ebfq_burst_join(ed, bq, now))
 		ebfq_wr_stop(ed, bq);
-	else if (new || long_idle)
+	else if ((new || long_idle) && !write)
 		ebfq_wr_start(ed, bq, EBFQ_WR_INTERACTIVE, now);
 	else if (bq->wr_kind == EBFQ_WR_INTERACTIVE)
 		;	/* keeps raising until its time or service is up */
@@ -437,19 +454,44 @@ unsigned long ebfq_wr_charge(struct ebfq_data *ed, struct ebfq_queue *bq,
 				ed->peak_rate, reason);
 }
 
-/**
- * ebfq_wr_hold_dispatch - whether @bq, in service, must not dispatch now
- * @ed: the device
- * @bq: the queue in service, not empty
- *
- * On a deep device queue (virtio, eMMC command queueing) a request of a
- * raised queue waits behind every request already in the device. While any
- * queue is raised, one that is not may have only
- * ebfq_wr_others_in_driver requests in the device.
- */
-bool ebfq_wr_hold_dispatch(const struct ebfq_data *ed,
-			   const struct ebfq_queue *bq)
+/* Sectors of writes the device may hold: ebfq_write_window_ns of them. */
+static unsigned long ebfq_write_window(const struct ebfq_data *ed)
 {
-	return ed->tun.low_latency && ed->wr_nr && !ebfq_wr_raised(bq) &&
-	       ed->in_driver >= ebfq_wr_others_in_driver;
+	u64 rate = ed->peak_rate ?: ebfq_wr_default_rate;
+
+	return max_t(unsigned long,
+		     div_u64(rate * ebfq_write_window_ns, NSEC_PER_SEC),
+		     ebfq_write_window_min);
+}
+
+/**
+ * ebfq_dq_hold - whether a request must not go to the device yet
+ * @ed: the device
+ * @bq: the queue in service
+ * @rq: the request it would dispatch
+ *
+ * On a deep device queue (virtio, eMMC command queueing, NCQ) a read
+ * waits behind every request already in the device, and the device
+ * cannot be preempted. So, with low_latency:
+ *  - while any queue is raised, a queue that is not may have only
+ *    ebfq_wr_others_in_driver requests in the device;
+ *  - writes never fill the device with more than ebfq_write_window_ns of
+ *    work at the peak rate: a reader that comes (an application starting,
+ *    a soft real-time chunk) then finds at most that much before it. One
+ *    write may always go, however large.
+ * Either holds only while requests are in flight, whose completion brings
+ * the next dispatch.
+ */
+bool ebfq_dq_hold(const struct ebfq_data *ed, const struct ebfq_queue *bq,
+		  const struct request *rq)
+{
+	lockdep_assert_held(&ed->lock);
+
+	if (!ebfq_dq_may_hold(ed))
+		return false;
+	if (ed->wr_nr && !ebfq_wr_raised(bq) &&
+	    ed->in_driver >= ebfq_wr_others_in_driver)
+		return true;
+	return op_is_write(req_op(rq)) && ed->write_in_driver &&
+	       ed->write_in_driver + blk_rq_sectors(rq) > ebfq_write_window(ed);
 }
