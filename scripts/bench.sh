@@ -6,8 +6,8 @@
 # tables and plots (bench/report.sh) in build/bench/PROFILE/.
 #
 #   scripts/bench.sh [--quick] [--smoke] [--record] [--reps N]
-#                    [--workloads LIST] [--scheds LIST] [--out DIR] [--debug]
-#                    PROFILE...
+#                    [--workloads LIST] [--scheds LIST] [--loads LIST]
+#                    [--out DIR] [--debug] PROFILE...
 #
 # The kernel is the module flavour (no lockdep, which would weigh on the
 # CPU cost and on every latency) with ebfq.ko loaded, so that ebfq, bfq,
@@ -23,6 +23,9 @@
 #   --scheds LIST  a comma-separated subset of the schedulers (a quicker
 #             look at two of them while working on one; the tables then
 #             have only those columns)
+#   --loads LIST  a comma-separated subset of the background loads of the
+#             start-up workload (seqread10, randread10, rw5x5, bufwrite2,
+#             treecopy)
 #   --out DIR  results in DIR/PROFILE rather than build/bench/PROFILE
 #   --debug   the scheduler's debugfs state once a second during the
 #             start-ups under load and the soft-RT runs, as '# D' lines in
@@ -31,7 +34,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/lib.sh"
 
-quick=0 smoke=0 record=0 debug=0 reps=3 workloads= scheds= outdir=$BUILD/bench
+quick=0 smoke=0 record=0 debug=0 reps=3 workloads= scheds= loads= outdir=$BUILD/bench
 profiles=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -63,6 +66,13 @@ while [ $# -gt 0 ]; do
 		esac
 		shift
 		;;
+	--loads)
+		loads=${2:-}
+		case ,$loads, in
+		,, | *,,* | *[!a-z0-9,]*) die "--loads wants a comma-separated list of loads, got '$loads'" ;;
+		esac
+		shift
+		;;
 	--out)
 		outdir=${2:-}
 		[ -n "$outdir" ] || die "--out wants a directory"
@@ -70,12 +80,12 @@ while [ $# -gt 0 ]; do
 		outdir=$(cd "$outdir" && pwd)
 		shift
 		;;
-	-*) die "unknown option '$1' (--quick, --smoke, --record, --reps N, --workloads LIST, --scheds LIST, --out DIR, --debug)" ;;
+	-*) die "unknown option '$1' (--quick, --smoke, --record, --reps N, --workloads LIST, --scheds LIST, --loads LIST, --out DIR, --debug)" ;;
 	*) profiles+=("$1") ;;
 	esac
 	shift
 done
-[ ${#profiles[@]} -gt 0 ] || die "usage: $0 [--quick] [--smoke] [--record] [--debug] [--reps N] [--workloads LIST] [--scheds LIST] [--out DIR] PROFILE..."
+[ ${#profiles[@]} -gt 0 ] || die "usage: $0 [--quick] [--smoke] [--record] [--debug] [--reps N] [--workloads LIST] [--scheds LIST] [--loads LIST] [--out DIR] PROFILE..."
 
 kernel=$BUILD/kernel-module/arch/arm/boot/zImage
 module_cpio=$BUILD/module/ebfq-module.cpio
@@ -130,7 +140,7 @@ for profile in "${profiles[@]}"; do
 	cp --sparse=always "$disk" "$out/disk.img"
 	cat "$initramfs" "$module_cpio" >"$out/initrd.cpio"
 
-	append="ebfq_board=$board ebfq_profile=$profile ebfq_bench_dev=$dev ebfq_bench_app=$BENCH_APP${scheds:+ ebfq_bench_scheds=$scheds}"
+	append="ebfq_board=$board ebfq_profile=$profile ebfq_bench_dev=$dev ebfq_bench_app=$BENCH_APP${scheds:+ ebfq_bench_scheds=$scheds}${loads:+ ebfq_bench_loads=$loads}"
 	[ "$debug" = 0 ] || append+=" ebfq_bench_debug=1"
 	qprofile=$profile
 	if [ "$record" = 1 ]; then

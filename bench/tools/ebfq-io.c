@@ -18,7 +18,11 @@
  *	A soft real-time reader: every PERIOD_MS read the next CHUNK_KIB of
  *	TARGET (O_DIRECT, sequential, wrapping at the end). A chunk that is
  *	not in by the start of the next period is late. Prints
- *	"chunks N late L worst_ms W".
+ *	"chunks N late L worst_ms W io_worst_ms I wake_worst_ms K
+ *	io_median_ms M wake_median_ms A": besides the count, the worst
+ *	lateness, the longest and the median read, and the longest and the
+ *	median time the reader took to start a read it was due to start
+ *	(the CPU's share of a late chunk, not the device's).
  *
  * Times come from CLOCK_MONOTONIC. Built static for the armhf guest.
  */
@@ -268,10 +272,28 @@ static int cmd_time(int argc, char **argv)
 	die("%s: killed by signal %d", argv[0], WTERMSIG(status));
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The median of @n samples (sorted in place), 0 if there are none. */
+static uint64_t median(uint64_t *v, unsigned long n)
+{
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_u64);
+	return v[n / 2];
+}
+
 static int cmd_softrt(int argc, char **argv)
 {
 	unsigned long chunk, period_ms, secs, chunks, late = 0, i;
-	uint64_t size, off = 0, period, t0, worst = 0;
+	uint64_t size, off = 0, period, t0, worst = 0, io_worst = 0;
+	uint64_t wake_worst = 0, *io_ns, *wake_ns;
+	unsigned long wakes = 0;
 	void *buf;
 	int fd;
 
@@ -287,24 +309,40 @@ static int cmd_softrt(int argc, char **argv)
 	buf = io_buffer(chunk);
 	period = period_ms * 1000000ull;
 	chunks = secs * 1000 / period_ms;
+	io_ns = calloc(chunks + 1, sizeof(*io_ns));
+	wake_ns = calloc(chunks + 1, sizeof(*wake_ns));
+	if (!io_ns || !wake_ns)
+		die("out of memory for %lu samples", chunks);
 
 	t0 = now_ns();
 	for (i = 0; i < chunks; i++) {
-		uint64_t due = t0 + i * period, done;
+		uint64_t due = t0 + i * period, start, done;
 
 		sleep_until(due);
+		start = now_ns();
+		/* A reader behind its schedule starts at once: no wake-up. */
+		if (start - due < period) {
+			wake_ns[wakes++] = start - due;
+			if (start - due > wake_worst)
+				wake_worst = start - due;
+		}
 		if (off + chunk > size)
 			off = 0;
 		read_full(fd, argv[0], buf, chunk, off);
 		off += chunk;
 		done = now_ns();
+		io_ns[i] = done - start;
+		if (done - start > io_worst)
+			io_worst = done - start;
 		if (done > due + period) {
 			late++;
 			if (done - due - period > worst)
 				worst = done - due - period;
 		}
 	}
-	printf("chunks %lu late %lu worst_ms %.1f\n", chunks, late, worst / 1e6);
+	printf("chunks %lu late %lu worst_ms %.1f io_worst_ms %.1f wake_worst_ms %.1f io_median_ms %.1f wake_median_ms %.1f\n",
+	       chunks, late, worst / 1e6, io_worst / 1e6, wake_worst / 1e6,
+	       median(io_ns, chunks) / 1e6, median(wake_ns, wakes) / 1e6);
 	return 0;
 }
 
