@@ -365,6 +365,8 @@ static void ebfq_add_request(struct ebfq_data *ed, struct ebfq_queue *bq,
 
 	ebfq_update_seek(bq, rq);
 	elv_rb_add(&bq->sort_list, rq);
+	/* New work may be a raised queue's, which nothing holds back. */
+	ed->dq_held = false;
 	rq->fifo_time = jiffies +
 			msecs_to_jiffies(ed->tun.fifo_expire_ms[sync]);
 	list_add_tail(&rq->queuelist, &bq->fifo);
@@ -734,8 +736,11 @@ static struct request *__ebfq_dispatch(struct ebfq_data *ed)
 		if (ed->in_service)
 			return NULL;
 	}
-	if (ebfq_dq_hold(ed, bq, rq))
+	/* Until a completion or new work, nothing can go: see dq_held. */
+	if (ebfq_dq_hold(ed, bq, rq)) {
+		ed->dq_held = true;
 		return NULL;
+	}
 
 	ebfq_remove_request(ed, rq);
 	if (__test_and_clear_bit(EBFQ_QF_FIRST_DISPATCH, &bq->flags))
@@ -755,20 +760,10 @@ static bool ebfq_dispatch_blocked(struct ebfq_data *ed)
 
 	if (ed->tun.strict_guarantees && ed->in_driver)
 		return true;
-	if (ed->idle_class_wait)
+	if (ed->idle_class_wait || ed->dq_held)
 		return true;
-	if (!bq)
-		return false;
-	if (test_bit(EBFQ_QF_WAIT, &bq->flags) ||
-	    test_bit(EBFQ_QF_IDLING, &bq->flags))
-		return true;
-	/*
-	 * The request it would dispatch, if the turn goes on: a turn that
-	 * ends instead is only noticed on the next completion, which a hold
-	 * always waits for.
-	 */
-	return bq->queued && ebfq_dq_may_hold(ed) &&
-	       ebfq_dq_hold(ed, bq, ebfq_choose_request(ed, bq));
+	return bq && (test_bit(EBFQ_QF_WAIT, &bq->flags) ||
+		      test_bit(EBFQ_QF_IDLING, &bq->flags));
 }
 
 /*
@@ -818,6 +813,7 @@ static void ebfq_left_driver(struct ebfq_data *ed, struct request *rq, u64 now)
 
 	if (!ebfq_rq_in_driver(rq))
 		return;
+	ed->dq_held = false;
 	bq->dispatched--;
 	ed->in_driver--;
 	if (op_is_write(req_op(rq)))

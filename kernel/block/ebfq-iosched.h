@@ -261,6 +261,12 @@ struct ebfq_data {
 	unsigned int busy_queues;	/* queues with queued requests */
 	bool has_work;			/* what ->has_work() reports */
 	bool idle_class_wait;		/* idle_timer waits for the idle class */
+	/*
+	 * The last dispatch was held back by ebfq_dq_hold(): ->has_work()
+	 * says no until a request leaves the driver or a new one comes,
+	 * rather than have blk-mq poll a dispatch that cannot go.
+	 */
+	bool dq_held;
 
 	struct hrtimer idle_timer;	/* idling for the queue in service */
 
@@ -350,12 +356,6 @@ unsigned long ebfq_wr_charge(struct ebfq_data *ed, struct ebfq_queue *bq,
 			     enum ebfq_expire_reason reason, u64 now);
 bool ebfq_dq_hold(const struct ebfq_data *ed, const struct ebfq_queue *bq,
 		  const struct request *rq);
-
-/* Whether ebfq_dq_hold() may hold anything back now. */
-static inline bool ebfq_dq_may_hold(const struct ebfq_data *ed)
-{
-	return ed->tun.low_latency && (ed->wr_nr || ed->write_in_driver);
-}
 
 /* ebfq-sysfs.c */
 extern struct elv_fs_entry ebfq_attrs[];

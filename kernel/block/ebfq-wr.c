@@ -487,7 +487,7 @@ bool ebfq_dq_hold(const struct ebfq_data *ed, const struct ebfq_queue *bq,
 {
 	lockdep_assert_held(&ed->lock);
 
-	if (!ebfq_dq_may_hold(ed))
+	if (!ed->tun.low_latency)
 		return false;
 	if (ed->wr_nr && !ebfq_wr_raised(bq) &&
 	    ed->in_driver >= ebfq_wr_others_in_driver)
