@@ -99,6 +99,7 @@ profile_vars() {
 	local f=$top/board-scripts/profiles/$1.profile
 	[ -f "$f" ] || die "unknown profile '$1' (have: $(cd "$top/board-scripts/profiles" && ls -- *.profile | sed 's/\.profile$//' | tr '\n' ' '))"
 	PROFILE_BOARDS='' PROFILE_DRIVES='' BENCH_FILE_MB='' BENCH_TREE='' BENCH_APP=fio
+	MAX_REQUEST_KB=
 	# shellcheck disable=SC1090
 	. "$f"
 	[ -n "$PROFILE_DRIVES" ] && [ -n "$BENCH_FILE_MB" ] && [ -n "$BENCH_TREE" ] ||
@@ -140,7 +141,7 @@ for profile in "${profiles[@]}"; do
 	cp --sparse=always "$disk" "$out/disk.img"
 	cat "$initramfs" "$module_cpio" >"$out/initrd.cpio"
 
-	append="ebfq_board=$board ebfq_profile=$profile ebfq_bench_dev=$dev ebfq_bench_app=$BENCH_APP${scheds:+ ebfq_bench_scheds=$scheds}${loads:+ ebfq_bench_loads=$loads}"
+	append="ebfq_board=$board ebfq_profile=$profile ebfq_bench_dev=$dev ebfq_bench_app=$BENCH_APP${scheds:+ ebfq_bench_scheds=$scheds}${loads:+ ebfq_bench_loads=$loads}${MAX_REQUEST_KB:+ ebfq_bench_max_kb=$MAX_REQUEST_KB}"
 	[ "$debug" = 0 ] || append+=" ebfq_bench_debug=1"
 	qprofile=$profile
 	if [ "$record" = 1 ]; then
