@@ -52,7 +52,7 @@ END {
 # The schedulers measured, ebfq and its peers first; the loads in the
 # order they first ran, idle first.
 present=$(awk '/^S / { print $4 }' "$res" | sort -u)
-scheds=$(for s in ebfq bfq mq-deadline kyber none $present; do echo "$s"; done |
+scheds=$(for s in ebfq ebfq-ll0 bfq mq-deadline kyber none $present; do echo "$s"; done |
 	awk -v p=" $(echo $present) " 'index(p, " " $1 " ") && !seen[$1]++' | tr '\n' ' ')
 loads=$(awk '/^S startup / && !seen[$3]++ { print $3 }' "$res" |
 	awk '{ a[NR] = $1 } END { for (i = 1; i <= NR; i++) if (a[i] == "idle") printf "idle "; for (i = 1; i <= NR; i++) if (a[i] != "idle") printf "%s ", a[i] }')
