@@ -618,6 +618,9 @@ static bool ebfq_may_idle(struct ebfq_data *ed, struct ebfq_queue *bq)
 		return true;
 	if (bq->wr_kind == EBFQ_WR_SOFT_RT)
 		return false;
+	/* A raised queue may go now: idling would only keep it waiting. */
+	if (ebfq_wr_preempts(ed, bq))
+		return false;
 	/* A seeky queue on flash gains nothing worth the idle device. */
 	return !(ebfq_queue_seeky(bq) && blk_queue_nonrot(ed->queue));
 }
@@ -723,6 +726,11 @@ static struct request *__ebfq_dispatch(struct ebfq_data *ed)
 	ebfq_wr_check(ed, now);
 	for (;;) {
 		bq = ed->in_service;
+		if (bq && ebfq_wr_preempts(ed, bq)) {
+			ed->wr_preemptions++;
+			ebfq_expire(ed, bq, EBFQ_EXP_PREEMPTED);
+			bq = NULL;
+		}
 		if (!bq) {
 			bq = ebfq_select_queue(ed, now);
 			if (!bq) {

@@ -132,6 +132,7 @@ void ebfq_entity_surcharge(struct ebfq_entity *entity, unsigned long sectors);
 u64 ebfq_sd_idle_class_delay(const struct ebfq_sched_data *sd, u64 now_ns);
 void ebfq_entity_expire(struct ebfq_entity *entity, bool backlogged);
 bool ebfq_sd_busy(const struct ebfq_sched_data *sd);
+bool ebfq_entity_eligible(struct ebfq_entity *entity);
 void ebfq_sd_flush_idle(struct ebfq_sched_data *sd);
 u64 ebfq_vt_delta(unsigned long sectors, unsigned int weight);
 
@@ -356,6 +357,7 @@ unsigned long ebfq_wr_charge(struct ebfq_data *ed, struct ebfq_queue *bq,
 			     enum ebfq_expire_reason reason, u64 now);
 bool ebfq_dq_hold(const struct ebfq_data *ed, const struct ebfq_queue *bq,
 		  const struct request *rq);
+bool ebfq_wr_preempts(struct ebfq_data *ed, struct ebfq_queue *bq);
 
 /* ebfq-sysfs.c */
 extern struct elv_fs_entry ebfq_attrs[];

@@ -270,6 +270,17 @@ static void ebfq_test_shares_wraparound(struct kunit *test)
 	ebfq_entity_deactivate(&a.e);
 }
 
+/* Two busy BE entities of weight 10 and budget 1000, a first in line. */
+static void two_busy(struct ebfq_sched_data *sd, struct test_entity *a,
+		     struct test_entity *b)
+{
+	ebfq_sd_init(sd, NULL);
+	te_init(a, sd, 10, EBFQ_CLASS_BE, 1000);
+	te_init(b, sd, 10, EBFQ_CLASS_BE, 1000);
+	ebfq_entity_activate(&a->e, false);
+	ebfq_entity_activate(&b->e, false);
+}
+
 /* An entity that empties keeps its timestamps until V passes them. */
 static void ebfq_test_idle_tree(struct kunit *test)
 {
@@ -277,11 +288,7 @@ static void ebfq_test_idle_tree(struct kunit *test)
 	struct test_entity a, b;
 	u64 finish;
 
-	ebfq_sd_init(&sd, NULL);
-	te_init(&a, &sd, 10, EBFQ_CLASS_BE, 1000);
-	te_init(&b, &sd, 10, EBFQ_CLASS_BE, 1000);
-	ebfq_entity_activate(&a.e, false);
-	ebfq_entity_activate(&b.e, false);
+	two_busy(&sd, &a, &b);
 	KUNIT_EXPECT_EQ(test, a.holds, 1);
 
 	/* a is served a little and runs dry: it waits on the idle tree. */
@@ -318,11 +325,7 @@ static void ebfq_test_fresh_start(struct kunit *test)
 	struct ebfq_sched_data sd;
 	struct test_entity a, b;
 
-	ebfq_sd_init(&sd, NULL);
-	te_init(&a, &sd, 10, EBFQ_CLASS_BE, 1000);
-	te_init(&b, &sd, 10, EBFQ_CLASS_BE, 1000);
-	ebfq_entity_activate(&a.e, false);
-	ebfq_entity_activate(&b.e, false);
+	two_busy(&sd, &a, &b);
 	KUNIT_ASSERT_PTR_EQ(test, serve(test, &sd, 0, 500, false), &a);
 	KUNIT_ASSERT_EQ(test, a.e.where, EBFQ_IDLE);
 	KUNIT_ASSERT_TRUE(test, ebfq_vt_after(a.e.finish,
@@ -346,11 +349,7 @@ static void ebfq_test_surcharge(struct kunit *test)
 	struct test_entity a, b;
 	u64 vtime;
 
-	ebfq_sd_init(&sd, NULL);
-	te_init(&a, &sd, 10, EBFQ_CLASS_BE, 1000);
-	te_init(&b, &sd, 10, EBFQ_CLASS_BE, 1000);
-	ebfq_entity_activate(&a.e, false);
-	ebfq_entity_activate(&b.e, false);
+	two_busy(&sd, &a, &b);
 	e = ebfq_sd_select(&sd, 0);
 	KUNIT_ASSERT_PTR_EQ(test, e, &a.e);
 	ebfq_entity_charge(e, 100, 0);
@@ -362,6 +361,35 @@ static void ebfq_test_surcharge(struct kunit *test)
 	/* b, charged nothing yet, goes first now. */
 	KUNIT_EXPECT_PTR_EQ(test, ebfq_sd_select(&sd, 0), &b.e);
 	ebfq_entity_expire(&b.e, false);
+	ebfq_entity_deactivate(&a.e);
+}
+
+/* After its turn a busy entity waits until the others had their share. */
+static void ebfq_test_eligible(struct kunit *test)
+{
+	struct ebfq_sched_data sd;
+	struct test_entity a, b;
+	struct ebfq_entity *e;
+
+	two_busy(&sd, &a, &b);
+	KUNIT_EXPECT_TRUE(test, ebfq_entity_eligible(&b.e));
+	/* In service is not waiting. */
+	KUNIT_ASSERT_PTR_EQ(test, ebfq_sd_select(&sd, 0), &a.e);
+	KUNIT_EXPECT_FALSE(test, ebfq_entity_eligible(&a.e));
+	ebfq_entity_charge(&a.e, 1000, 0);
+	ebfq_entity_expire(&a.e, true);
+	KUNIT_EXPECT_FALSE(test, ebfq_entity_eligible(&a.e));
+
+	/* b catches up, a little at a time: a is eligible once V is at S. */
+	e = ebfq_sd_select(&sd, 0);
+	KUNIT_ASSERT_PTR_EQ(test, e, &b.e);
+	while (!ebfq_entity_eligible(&a.e)) {
+		KUNIT_ASSERT_LT(test, b.e.service, 1000UL);
+		ebfq_entity_charge(e, 100, 0);
+	}
+	/* Equal weights: b got as much as a had before a could go again. */
+	KUNIT_EXPECT_EQ(test, b.e.service, 1000UL);
+	ebfq_entity_expire(e, false);
 	ebfq_entity_deactivate(&a.e);
 }
 
@@ -528,6 +556,7 @@ static struct kunit_case ebfq_wf2q_cases[] = {
 	KUNIT_CASE(ebfq_test_idle_tree),
 	KUNIT_CASE(ebfq_test_fresh_start),
 	KUNIT_CASE(ebfq_test_surcharge),
+	KUNIT_CASE(ebfq_test_eligible),
 	KUNIT_CASE(ebfq_test_classes),
 	KUNIT_CASE(ebfq_test_weight_change),
 	KUNIT_CASE(ebfq_test_hierarchy),

@@ -472,6 +472,20 @@ void ebfq_entity_expire(struct ebfq_entity *entity, bool backlogged)
 }
 
 /**
+ * ebfq_entity_eligible - whether an active entity could be chosen now
+ * @entity: the entity
+ *
+ * True if it waits on its active tree with its start not after its
+ * tree's virtual time: it only waits for the entity in service to end its
+ * turn.
+ */
+bool ebfq_entity_eligible(struct ebfq_entity *entity)
+{
+	return entity->where == EBFQ_ACTIVE &&
+	       !ebfq_vt_after(entity->start, ebfq_entity_tree(entity)->vtime);
+}
+
+/**
  * ebfq_sd_busy - whether a scheduler has anything to serve
  * @sd: the scheduler
  */

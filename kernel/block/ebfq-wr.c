@@ -7,8 +7,8 @@
  *
  * Raising multiplies a queue's weight by wr_coeff and leaves the rest to
  * B-WF2Q+: nothing here serves a queue out of the engine's order, except
- * that a raised queue that becomes busy ends the turn of a queue that is
- * not raised. Every rule here is off with low_latency=0.
+ * that a raised queue that becomes busy, or eligible, ends the turn of a
+ * queue that is not raised. Every rule here is off with low_latency=0.
  */
 #include <linux/blk-mq.h>
 #include <linux/kernel.h>
@@ -212,7 +212,8 @@ static void ebfq_wr_start(struct ebfq_data *ed, struct ebfq_queue *bq,
 
 	if (!ebfq_wr_raised(bq)) {
 		list_add_tail(&bq->wr_node, &ed->wr_queues);
-		ed->wr_nr++;
+		/* ->limit_depth() reads it without the lock. */
+		WRITE_ONCE(ed->wr_nr, ed->wr_nr + 1);
 	}
 	/* A soft-RT queue that keeps its pattern renews its raising. */
 	if (bq->wr_kind != kind || kind == EBFQ_WR_INTERACTIVE) {
@@ -242,7 +243,7 @@ void ebfq_wr_stop(struct ebfq_data *ed, struct ebfq_queue *bq)
 	if (!ebfq_wr_raised(bq))
 		return;
 	list_del_init(&bq->wr_node);
-	ed->wr_nr--;
+	WRITE_ONCE(ed->wr_nr, ed->wr_nr - 1);
 	bq->wr_kind = EBFQ_WR_NONE;
 	bq->wr_coeff = 1;
 	ebfq_wr_set_weight(bq);
@@ -423,6 +424,34 @@ void ebfq_wr_dispatched(struct ebfq_data *ed, struct ebfq_queue *bq,
 		ed->wr_ended_heavy++;
 		ebfq_wr_stop(ed, bq);
 	}
+}
+
+/**
+ * ebfq_wr_preempts - whether a raised queue takes the device from @bq
+ * @ed: the device
+ * @bq: the queue in service
+ *
+ * A raised queue that becomes busy takes the device at once (see
+ * ebfq_add_request()). One that stayed busy past the end of its turn
+ * starts its next turn at its finish time, a little after the virtual
+ * time: B-WF2Q+ then serves another queue, whose whole turn (up to its
+ * timeout) a start-up would wait for. Once the raised queue is eligible
+ * again, the queue in service has had its share: if it is not raised, it
+ * gives the device back now. Cheap: a walk of the few raised queues, only
+ * while some are.
+ */
+bool ebfq_wr_preempts(struct ebfq_data *ed, struct ebfq_queue *bq)
+{
+	struct ebfq_queue *it;
+
+	lockdep_assert_held(&ed->lock);
+
+	if (!ed->wr_nr || ebfq_wr_raised(bq))
+		return false;
+	list_for_each_entry(it, &ed->wr_queues, wr_node)
+		if (ebfq_entity_eligible(&it->entity))
+			return true;
+	return false;
 }
 
 /* ------------------------------------------------------------------ */
