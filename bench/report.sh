@@ -172,7 +172,7 @@ commit=$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)
 		echo "## Soft real-time: 256 KiB every 40 ms under 2 buffered writers"
 		echo
 		header metric
-		for m in late chunks worst_late_ms io_median_ms io_worst_ms wake_median_ms wake_worst_ms; do
+		for m in late io_late chunks worst_late_ms io_median_ms io_worst_ms wake_median_ms wake_worst_ms; do
 			printf '| %s |' "$m"
 			for s in $scheds; do printf ' %s |' "$(cell softrt bufwrite2 "$s" "$m")"; done
 			echo

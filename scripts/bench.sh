@@ -62,7 +62,7 @@ while [ $# -gt 0 ]; do
 	--scheds)
 		scheds=${2:-}
 		case ,$scheds, in
-		,, | *,,* | *[!a-z,-]*) die "--scheds wants a comma-separated list of scheduler names, got '$scheds'" ;;
+		,, | *,,* | *[!a-z0-9,-]*) die "--scheds wants a comma-separated list of scheduler names, got '$scheds'" ;;
 		esac
 		shift
 		;;
@@ -99,7 +99,7 @@ profile_vars() {
 	local f=$top/board-scripts/profiles/$1.profile
 	[ -f "$f" ] || die "unknown profile '$1' (have: $(cd "$top/board-scripts/profiles" && ls -- *.profile | sed 's/\.profile$//' | tr '\n' ' '))"
 	PROFILE_BOARDS='' PROFILE_DRIVES='' BENCH_FILE_MB='' BENCH_TREE='' BENCH_APP=fio
-	MAX_REQUEST_KB=
+	MAX_REQUEST_KB= ROTATIONAL=
 	# shellcheck disable=SC1090
 	. "$f"
 	[ -n "$PROFILE_DRIVES" ] && [ -n "$BENCH_FILE_MB" ] && [ -n "$BENCH_TREE" ] ||
@@ -141,7 +141,7 @@ for profile in "${profiles[@]}"; do
 	cp --sparse=always "$disk" "$out/disk.img"
 	cat "$initramfs" "$module_cpio" >"$out/initrd.cpio"
 
-	append="ebfq_board=$board ebfq_profile=$profile ebfq_bench_dev=$dev ebfq_bench_app=$BENCH_APP${scheds:+ ebfq_bench_scheds=$scheds}${loads:+ ebfq_bench_loads=$loads}${MAX_REQUEST_KB:+ ebfq_bench_max_kb=$MAX_REQUEST_KB}"
+	append="ebfq_board=$board ebfq_profile=$profile ebfq_bench_dev=$dev ebfq_bench_app=$BENCH_APP${scheds:+ ebfq_bench_scheds=$scheds}${loads:+ ebfq_bench_loads=$loads}${MAX_REQUEST_KB:+ ebfq_bench_max_kb=$MAX_REQUEST_KB}${ROTATIONAL:+ ebfq_bench_rotational=$ROTATIONAL}"
 	[ "$debug" = 0 ] || append+=" ebfq_bench_debug=1"
 	qprofile=$profile
 	if [ "$record" = 1 ]; then
@@ -161,13 +161,14 @@ for profile in "${profiles[@]}"; do
 	progress bench "$profile: booting $board ($PROFILE_DESC), device $dev; log ${out#"$top"/}/console.log"
 	"$top/board-scripts/$board" --kernel "$kernel" --initrd "$out/initrd.cpio" \
 		--profile "$qprofile" --disk "$drive=$out/disk.img" --result "$out/result.txt" \
-		--log "$out/console.log" --timeout "$timeout" --append "$append" &
+		--log "$out/console.log" --timeout "$timeout" --stall 900 --append "$append" &
 	rc=0
 	watch_progress "$out/result.txt" $! || rc=$?
 	rm -f "$out/disk.img" "$out/initrd.cpio"
 	if grep -q '^# bench.*: error' "$out/result.txt" || ! tail -n 1 "$out/result.txt" | grep -qx '# ebfq-guest: done'; then
 		grep '^# bench.*: error' "$out/result.txt" >&2 || true
 		tail -n 20 "$out/console.log" >&2
+		[ ! -e "$out/console.log.stall" ] || head -n 20 "$out/console.log.stall" >&2
 		die "$profile: the benchmark did not finish (qemu exit $rc; ${out#"$top"/}/console.log)"
 	fi
 	if [ "$record" = 1 ]; then

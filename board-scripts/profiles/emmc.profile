@@ -26,6 +26,10 @@ QUEUE_DEPTH=32
 # not be interrupted in for 50 ms at these rates. The benchmark sets the
 # device's max_sectors_kb to it.
 MAX_REQUEST_KB=512
+# An eMMC does not seek, and the kernel's MMC driver says so; virtio-blk
+# says the disk is rotational, which makes schedulers idle for random
+# readers. The benchmark sets the device's rotational to it.
+ROTATIONAL=0
 # The benchmark's disk (scripts/bench-disk.sh): files of the background
 # loads in MiB, and the kernel-tree directory the tree-copy load copies.
 BENCH_FILE_MB=16
