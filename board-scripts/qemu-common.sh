@@ -19,6 +19,8 @@ usage: $(basename "$0") [options]
 Boot the $BOARD board in qemu-system-arm.
   --kernel FILE     zImage (default: build/kernel-test/arch/arm/boot/zImage)
   --initrd FILE     initramfs (default: build/rootfs/initramfs.cpio)
+  --dtb FILE        device tree (vexpress only; default: the kernel build's
+                    dts/vexpress-v2p-ca9-qemu.dtb)
   --disk NAME=IMG   attach IMG as drive NAME (one of: $BOARD_DRIVES)
   --profile NAME    device profile from board-scripts/profiles (default: none)
   --append ARGS     extra kernel command line

@@ -14,10 +14,12 @@
 # 3. merge BASE_DEFCONFIG and the fragments with the tree's own
 #    merge_config.sh into build/kernel-FLAVOUR/.config, and fail if any
 #    option a fragment asks for did not end up there;
-# 4. build zImage, dtbs and modules out of tree (O=), with ccache if present.
+# 4. build zImage, dtbs and modules out of tree (O=), with ccache if present,
+#    and the device trees of dts/ (copied beside the kernel's own, so that
+#    they can include them) with the kernel's dtc.
 #
-# Nothing is done when the inputs (tarball, series, kernel/, fragments, this
-# script) have not changed since the last successful build.
+# Nothing is done when the inputs (tarball, series, kernel/, dts/, fragments,
+# this script) have not changed since the last successful build.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/lib.sh"
@@ -43,7 +45,7 @@ stamp=$(
 	{
 		printf '%s %s\n' "$(basename "$tarball")" "$(stat -c %s "$tarball")"
 		printf '%s\n' "$base" "$flavour"
-		content_hash "$top/patches" "$top/kernel" "${frags[@]}" "$0" "$top/scripts/lib.sh"
+		content_hash "$top/patches" "$top/kernel" "$top/dts" "${frags[@]}" "$0" "$top/scripts/lib.sh"
 	} | sha256sum | cut -d' ' -f1
 )
 if [ -f "$out/arch/arm/boot/zImage" ] && [ "$(cat "$out/.ebfq-stamp" 2>/dev/null)" = "$stamp" ]; then
@@ -125,9 +127,16 @@ progress config "$base + ${*##*/}"
 "$top/scripts/check-config.sh" "$out/.config" "${frags[@]}"
 
 # -- 4. build --------------------------------------------------------------
+ourdtbs=()
+for f in "$top"/dts/*.dts; do
+	[ -e "$f" ] || continue
+	cmp -s "$f" "$src/arch/$KARCH/boot/dts/${f##*/}" || cp "$f" "$src/arch/$KARCH/boot/dts/"
+	b=${f##*/}
+	ourdtbs+=("${b%.dts}.dtb")
+done
 progress build "zImage dtbs modules ($flavour, ${JOBS:-$(nproc)} jobs$(command -v ccache >/dev/null && echo ", ccache")); log: ${out#"$top"/}/build.log"
 set +e
-"${kmake[@]}" zImage dtbs modules >"$out/build.log" 2>&1 &
+"${kmake[@]}" zImage dtbs "${ourdtbs[@]}" modules >"$out/build.log" 2>&1 &
 pid=$!
 while kill -0 "$pid" 2>/dev/null; do
 	sleep 30

@@ -146,7 +146,7 @@ for b in "${boots[@]}"; do
 	# restart handler runs (vexpress's takes a mutex in an atomic
 	# notifier, which lockdep reports on every lockdep kernel).
 	sed -E '/reboot: (Restarting system|Power down)/q' "$dir/console.log" >"$dir/console.checked"
-	trouble=$(grep -E 'Kernel panic|Oops|BUG:|WARNING:|Unable to handle kernel|Internal error|blocked for more than|soft lockup' \
+	trouble=$(grep -E 'Kernel panic|Oops|BUG:|WARNING:|Unable to handle kernel|Internal error|blocked for more than|soft lockup|rcu: INFO: .*stall' \
 		"$dir/console.checked" | head -n 5 || true)
 	if [ "$rc" = 124 ]; then
 		echo "not ok - $b: boot hit the hard timeout of ${timeout}s"
