@@ -108,6 +108,15 @@ while read -r f; do
 done <<<"$new_list"
 printf '%s\n' "$new_list" >"$src/.git/ebfq-files"
 progress patch "kernel/: $ncopied file(s) updated in the tree"
+# The device trees of dts/ are not part of the series: they sit beside the
+# kernel's own, which they include, only to be built.
+ourdtbs=()
+for f in "$top"/dts/*.dts; do
+	[ -e "$f" ] || continue
+	name=${f##*/}
+	cmp -s "$f" "$src/arch/$KARCH/boot/dts/$name" || cp "$f" "$src/arch/$KARCH/boot/dts/"
+	ourdtbs+=("${name%.dts}.dtb")
+done
 
 # -- 3. configuration ----------------------------------------------------------
 kmake=(make -C "$src" O="$out" ARCH="$KARCH" CROSS_COMPILE="$CROSS"
@@ -127,13 +136,6 @@ progress config "$base + ${*##*/}"
 "$top/scripts/check-config.sh" "$out/.config" "${frags[@]}"
 
 # -- 4. build --------------------------------------------------------------
-ourdtbs=()
-for f in "$top"/dts/*.dts; do
-	[ -e "$f" ] || continue
-	cmp -s "$f" "$src/arch/$KARCH/boot/dts/${f##*/}" || cp "$f" "$src/arch/$KARCH/boot/dts/"
-	b=${f##*/}
-	ourdtbs+=("${b%.dts}.dtb")
-done
 progress build "zImage dtbs modules ($flavour, ${JOBS:-$(nproc)} jobs$(command -v ccache >/dev/null && echo ", ccache")); log: ${out#"$top"/}/build.log"
 set +e
 "${kmake[@]}" zImage dtbs "${ourdtbs[@]}" modules >"$out/build.log" 2>&1 &
