@@ -50,6 +50,7 @@ help:
 	@echo "  make patchset  export the kernel patch series to build/patchset/"
 	@echo "  make rootfs    build the initramfs and the scratch disk template"
 	@echo "  make boot      interactive boot: BOARD=vexpress|virt PROFILE=$$(ls board-scripts/profiles | sed 's/.profile//' | paste -sd'|')"
+	@echo "                 BOOT=uboot: U-Boot from a partitioned disk image (virt)"
 	@echo "  make clean     remove build/ outputs but keep the extracted tree and downloads"
 
 deps:
@@ -61,8 +62,20 @@ kernel: deps
 rootfs: deps kernel
 	@scripts/rootfs.sh
 
-boot: kernel rootfs
+# BOOT=uboot: Debian's U-Boot boots a partitioned disk image of the module
+# kernel (FIT and boot.scr on FAT, root on ext4, ebfq.ko loaded by the mdev
+# rule), the way a distribution's board boots.
+BOOT ?= kernel
+ifeq ($(filter $(BOOT),kernel uboot),)
+$(error unknown BOOT '$(BOOT)' (kernel: -kernel and -initrd; uboot: U-Boot and a disk image))
+endif
+
+boot: kernel rootfs $(if $(filter uboot,$(BOOT)),module)
+ifeq ($(BOOT),uboot)
+	@scripts/boot.sh $(BOARD) $(PROFILE) $(BUILD)/kernel-module/arch/arm/boot/zImage $(INITRD) uboot
+else
 	@scripts/boot.sh $(BOARD) $(PROFILE) $(ZIMAGE) $(INITRD) shell
+endif
 
 # The benchmark runs the module kernel with ebfq.ko: no lockdep, and every
 # scheduler in one kernel. PROFILE on the command line picks one profile.

@@ -21,6 +21,13 @@ Boot the $BOARD board in qemu-system-arm.
   --initrd FILE     initramfs (default: build/rootfs/initramfs.cpio)
   --dtb FILE        device tree (vexpress only; default: the kernel build's
                     dts/vexpress-v2p-ca9-qemu.dtb)
+  --bios FILE       boot this firmware (U-Boot) instead of --kernel and
+                    --initrd: it loads the kernel from a disk, with the
+                    command line the disk's boot script gives (no --append).
+                    A boot that ends at the firmware's prompt ('=> ', its
+                    boot flow failed) is ended at once, exit status 126
+  --dumpdtb FILE    write the device tree QEMU makes for the board (and
+                    --bios, if given) and exit
   --disk NAME=IMG   attach IMG as drive NAME (one of: $BOARD_DRIVES)
   --profile NAME    device profile from board-scripts/profiles (default: none)
   --append ARGS     extra kernel command line
@@ -38,6 +45,8 @@ USAGE
 
 kernel=$BUILD/kernel-test/arch/arm/boot/zImage
 initrd=$BUILD/rootfs/initramfs.cpio
+bios=
+dumpdtb=
 profile=none
 append=
 result=
@@ -56,6 +65,8 @@ parse_args() {
 		--kernel) kernel=${2:?}; shift ;;
 		--initrd) initrd=${2:?}; shift ;;
 		--dtb) dtb=${2:?}; shift ;;
+		--bios) bios=${2:?}; shift ;;
+		--dumpdtb) dumpdtb=${2:?}; shift ;;
 		--disk)
 			local name=${2%%=*} img=${2#*=}
 			[ "$name" != "$2" ] || die "--disk wants NAME=IMAGE, got '$2'"
@@ -81,8 +92,13 @@ parse_args() {
 		esac
 		shift
 	done
-	[ -f "$kernel" ] || die "kernel '$kernel' does not exist (make kernel)"
-	[ -f "$initrd" ] || die "initramfs '$initrd' does not exist (make rootfs)"
+	if [ -n "$bios" ]; then
+		[ -f "$bios" ] || die "firmware '$bios' does not exist (U-Boot: apt-get install u-boot-qemu)"
+		[ -z "$append" ] || die "--append does not reach a kernel that --bios boots: the disk's boot script sets the command line"
+	elif [ -z "$dumpdtb" ]; then
+		[ -f "$kernel" ] || die "kernel '$kernel' does not exist (make kernel)"
+		[ -f "$initrd" ] || die "initramfs '$initrd' does not exist (make rootfs)"
+	fi
 	case $timeout in '' | *[!0-9]*) die "--timeout wants seconds, got '$timeout'" ;; esac
 	case $stall in '' | *[!0-9]*) die "--stall wants seconds, got '$stall'" ;; esac
 	load_profile "$profile"
@@ -131,10 +147,24 @@ drive_opts() {
 
 run_qemu() {
 	local cmdline="console=ttyAMA0 panic=-1 panic_on_warn=1 ${append}"
-	qemu=(qemu-system-arm -nodefaults -no-reboot -smp "$smp" -m "$mem"
-		-kernel "$kernel" -initrd "$initrd")
-	board_args
-	qemu+=(-append "$cmdline")
+	qemu=(qemu-system-arm -nodefaults -no-reboot -smp "$smp" -m "$mem")
+	if [ -n "$dumpdtb" ]; then
+		# The tree depends on the firmware: with --bios, QEMU leaves PSCI
+		# to it and the tree has no psci node.
+		[ -z "$bios" ] || qemu+=(-bios "$bios")
+		board_args
+		qemu+=(-machine "dumpdtb=$dumpdtb" -display none)
+		"${qemu[@]}" >/dev/null 2>&1 || die "QEMU could not dump the device tree to '$dumpdtb'"
+		return 0
+	fi
+	if [ -n "$bios" ]; then
+		qemu+=(-bios "$bios")
+		board_args
+	else
+		qemu+=(-kernel "$kernel" -initrd "$initrd")
+		board_args
+		qemu+=(-append "$cmdline")
+	fi
 	if [ -n "$result" ]; then
 		: >"$result"
 		qemu+=(-device virtio-serial-device
@@ -160,22 +190,57 @@ run_qemu() {
 	log=${log:-$BUILD/logs/$BOARD-console.log}
 	mkdir -p "$(dirname "$log")"
 	# The hard timeout covers the whole boot; a hang ends as exit 124.
-	if [ "$stall" = 0 ]; then
+	if [ "$stall" = 0 ] && [ -z "$bios" ]; then
 		timeout -k 10 "$timeout" "${qemu[@]}" </dev/null >"$log" 2>&1
 		return
 	fi
-	rm -f "$log.stall"
+	rm -f "$log.stall" "$log.prompt"
 	timeout -k 10 "$timeout" "${qemu[@]}" </dev/null >"$log" 2>&1 &
-	local tpid=$! rc=0
-	watch_stall "$tpid" &
-	local wpid=$!
+	local tpid=$! rc=0 wpid= ppid=
+	if [ "$stall" != 0 ]; then
+		watch_stall "$tpid" &
+		wpid=$!
+	fi
+	if [ -n "$bios" ]; then
+		watch_prompt "$tpid" &
+		ppid=$!
+	fi
 	wait "$tpid" || rc=$?
-	kill "$wpid" 2>/dev/null || true
-	wait "$wpid" 2>/dev/null || true
+	for p in $wpid $ppid; do
+		kill "$p" 2>/dev/null || true
+		wait "$p" 2>/dev/null || true
+	done
 	if [ -e "$log.stall" ]; then
 		return 125
+	elif [ -e "$log.prompt" ]; then
+		return 126
 	fi
 	return "$rc"
+}
+
+# qemu_of PID: the QEMU process that timeout(1) PID runs (field 4 of stat
+# is the parent).
+qemu_of() {
+	awk -v p="$1" '$4 == p { print $1; exit }' /proc/[0-9]*/stat 2>/dev/null || true
+}
+
+# watch_prompt PID: U-Boot ends at its prompt when its boot flow failed
+# (no boot script, a bad one, no kernel): with no one at the console that
+# is a hang. When the console log ends with the prompt and has not grown
+# for 5 s, note it in $log.prompt and end QEMU; run_qemu returns 126.
+watch_prompt() {
+	local tpid=$1 qpid last=-1 size
+	while kill -0 "$tpid" 2>/dev/null; do
+		sleep 5
+		size=$(stat -c %s "$log" 2>/dev/null || echo 0)
+		if [ "$size" = "$last" ] && [ "$(tail -c 3 "$log")" = "=> " ]; then
+			echo "the boot loader gave up at its prompt" >"$log.prompt"
+			qpid=$(qemu_of "$tpid")
+			[ -z "$qpid" ] || kill -TERM "$qpid" 2>/dev/null
+			return 0
+		fi
+		last=$size
+	done
 }
 
 # watch_stall PID: PID is timeout(1) running QEMU. When neither the console
@@ -195,8 +260,7 @@ watch_stall() {
 		fi
 		quiet=$((quiet + 10))
 		[ "$quiet" -ge "$stall" ] || continue
-		# QEMU is timeout's child (field 4 of stat is the parent).
-		qpid=$(awk -v p="$tpid" '$4 == p { print $1; exit }' /proc/[0-9]*/stat 2>/dev/null || true)
+		qpid=$(qemu_of "$tpid")
 		{
 			echo "no console or result output for ${quiet}s; QEMU pid ${qpid:-?}"
 			if [ -n "$qpid" ]; then

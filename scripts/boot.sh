@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-#   scripts/boot.sh BOARD PROFILE KERNEL INITRD shell
+#   scripts/boot.sh BOARD PROFILE KERNEL INITRD shell|uboot
 #
 # Boot BOARD with fresh scratch disks shaped by PROFILE, with an
-# interactive console. (The demo is the quick benchmark: scripts/bench.sh.)
+# interactive console: 'shell' boots KERNEL and INITRD directly; 'uboot'
+# boots Debian's U-Boot, which loads KERNEL from a partitioned disk image
+# (board-scripts/disk-image) attached as vda, the root on its second
+# partition. (The demo is the quick benchmark: scripts/bench.sh.)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/lib.sh"
 
-[ $# -eq 5 ] || die "usage: $0 BOARD PROFILE KERNEL INITRD shell"
+[ $# -eq 5 ] || die "usage: $0 BOARD PROFILE KERNEL INITRD shell|uboot"
 board=$1 profile=$2 kernel=$3 initrd=$4 mode=$5
 [ -x "$top/board-scripts/$board" ] || die "unknown board '$board' (vexpress, virt)"
 [ -f "$top/board-scripts/profiles/$profile.profile" ] ||
@@ -24,5 +27,15 @@ shell)
 	progress boot "$board, profile $profile: interactive (Ctrl-A X quits)"
 	exec "$top/board-scripts/$board" "${args[@]}" --interactive --append "ebfq_mode=shell $boot_args"
 	;;
-*) die "unknown mode '$mode' (shell)" ;;
+uboot)
+	[ "$board" = virt ] ||
+		die "BOOT=uboot is for virt: Debian has no U-Boot for vexpress-a9 (board-scripts/disk-image says how to boot its image there)"
+	uboot=/usr/lib/u-boot/qemu_arm/u-boot.bin
+	[ -f "$uboot" ] || die "no $uboot: run 'make deps' (u-boot-qemu)"
+	"$top/board-scripts/disk-image" --kernel "$kernel" "$dir/disk.img"
+	progress boot "$board: U-Boot -> boot.scr -> FIT -> root on vda2 (Ctrl-A X quits)"
+	exec "$top/board-scripts/$board" --bios "$uboot" --profile "$profile" --disk "vd=$dir/disk.img" \
+		--disk "sd=$dir/sd.img" --interactive
+	;;
+*) die "unknown mode '$mode' (shell, uboot)" ;;
 esac

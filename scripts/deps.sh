@@ -15,10 +15,10 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 # (bench/tools), QEMU, the image tools, gnuplot for the plots and jq for
 # the harness test.
 host_pkgs=(
-	bc binutils-arm-linux-gnueabihf bison ccache cpio e2fsprogs flex gcc
+	bc binutils-arm-linux-gnueabihf bison ccache cpio dosfstools e2fsprogs fdisk flex gcc
 	gcc-arm-linux-gnueabihf git gnuplot-nox jq kmod libc6-dev
-	libc6-dev-armhf-cross libelf-dev libssl-dev linux-source make
-	qemu-system-arm u-boot-tools xz-utils
+	libc6-dev-armhf-cross libelf-dev libssl-dev linux-source make mtools
+	qemu-system-arm u-boot-qemu u-boot-tools xz-utils
 )
 
 missing_pkgs() {

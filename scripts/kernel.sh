@@ -45,7 +45,7 @@ stamp=$(
 	{
 		printf '%s %s\n' "$(basename "$tarball")" "$(stat -c %s "$tarball")"
 		printf '%s\n' "$base" "$flavour"
-		content_hash "$top/patches" "$top/kernel" "$top/dts" "${frags[@]}" "$0" "$top/scripts/lib.sh"
+		content_hash "$top/patches" "$top/kernel" "$top"/dts/*.dts "${frags[@]}" "$0" "$top/scripts/lib.sh"
 	} | sha256sum | cut -d' ' -f1
 )
 if [ -f "$out/arch/arm/boot/zImage" ] && [ "$(cat "$out/.ebfq-stamp" 2>/dev/null)" = "$stamp" ]; then

@@ -9,8 +9,12 @@
 #
 # OUT_DIR/src gets the sources with kernel/block/Kbuild.ebfq as its Kbuild
 # (the file block/Makefile includes in-tree), OUT_DIR/ebfq.ko the module,
-# and OUT_DIR/ebfq-module.cpio a cpio archive holding it at
-# /usr/lib/ebfq/modules/ebfq.ko, to append to the test initramfs.
+# OUT_DIR/ebfq-module.cpio a cpio archive holding it at
+# /usr/lib/ebfq/modules/ebfq.ko, to append to the test initramfs (where
+# modprobe cannot find it: tests load it by hand), and OUT_DIR/root a
+# modules tree, lib/modules/RELEASE with the kernel's own modules and
+# extra/ebfq.ko, installed and indexed (depmod) by kbuild's modules_install
+# as a distribution's package would be, for the disk images.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/lib.sh"
@@ -55,6 +59,15 @@ make -s -C "$src" O="$kout" M="$out/src" ARCH="$KARCH" CROSS_COMPILE="$CROSS" \
 	die "module build failed; log: $out/build.log"
 }
 cp "$out/src/ebfq.ko" "$out/ebfq.ko"
+[ -d "$kout/modroot/lib/modules" ] || die "$kout has no modroot: rebuild it with scripts/kernel.sh"
+rm -rf "$out/root"
+cp -a "$kout/modroot" "$out/root"
+make -s -C "$src" O="$kout" M="$out/src" ARCH="$KARCH" CROSS_COMPILE="$CROSS" \
+	INSTALL_MOD_PATH="$out/root" INSTALL_MOD_STRIP=1 DEPMOD=/sbin/depmod \
+	modules_install >>"$out/build.log" 2>&1 || {
+	tail -n 20 "$out/build.log" >&2
+	die "modules_install of ebfq.ko failed; log: $out/build.log"
+}
 
 release=$(cat "$kout/include/config/kernel.release")
 magic=$(modinfo -F vermagic "$out/ebfq.ko")
