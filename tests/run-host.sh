@@ -21,6 +21,11 @@
 #   virt-module      the module kernel (no ebfq built in) with ebfq.ko
 #                    appended to the initramfs and elevator.default_iosched=bfq
 #                    on the command line: the default-scheduler and module tests.
+#   virt-uboot       a distribution's boot: Debian's U-Boot (-bios) runs
+#                    boot.scr from a partitioned disk image (board-scripts/
+#                    disk-image: the module kernel in a FIT, root on ext4 with
+#                    ebfq.ko under /lib/modules), SD card as scratch; the
+#                    console must show U-Boot loading the FIT; test 902.
 # Environment: KERNEL, INITRD, MODULE_KERNEL, MODULE_CPIO (images), TIMEOUT
 # (s per boot, 1500), STALL (s of silence that end a boot, 900), EBFQ_TESTS
 # (guest test globs, comma-separated), SERIAL=1 (one boot at a time),
@@ -34,12 +39,14 @@ kernel=${KERNEL:-$BUILD/kernel-test/arch/arm/boot/zImage}
 initrd=${INITRD:-$BUILD/rootfs/initramfs.cpio}
 module_kernel=${MODULE_KERNEL:-$BUILD/kernel-module/arch/arm/boot/zImage}
 module_cpio=${MODULE_CPIO:-$BUILD/module/ebfq-module.cpio}
+module_root=${MODULE_ROOT:-$BUILD/module/root}
 timeout=${TIMEOUT:-1500}
 # The guest's own watchdog reports a test stuck for 600 s; a boot silent
 # for longer is stuck deeper than the guest can tell (board-scripts --stall).
 stall=${STALL:-900}
 boots=("$@")
-[ ${#boots[@]} -gt 0 ] || boots=(vexpress virt virt-module)
+[ ${#boots[@]} -gt 0 ] || boots=(vexpress virt virt-module virt-uboot)
+uboot=/usr/lib/u-boot/qemu_arm/u-boot.bin
 
 pass=0 fail=0 skipped=0
 
@@ -73,9 +80,13 @@ boot_plan() {
 	virt-module)
 		board=virt bkernel=$module_kernel bappend="elevator.default_iosched=bfq"
 		binitrd=$BUILD/logs/check-$1.cpio
-		btests=${EBFQ_TESTS:-'001*,002*,006*,9*'}
+		btests=${EBFQ_TESTS:-'001*,002*,006*,901*'}
 		;;
-	*) die "unknown boot '$1' (vexpress, virt, virt-module)" ;;
+	virt-uboot)
+		board=virt bkernel=$module_kernel binitrd=$initrd bappend=
+		btests=${EBFQ_TESTS:-'902*'}
+		;;
+	*) die "unknown boot '$1' (vexpress, virt, virt-module, virt-uboot)" ;;
 	esac
 }
 
@@ -86,10 +97,27 @@ boot_one() {
 	mkdir -p "$dir"
 	board_disks "$board" "$dir" # sets disk_args and devs
 	start=$(date +%s)
-	"$top/board-scripts/$board" --kernel "$bkernel" --initrd "$binitrd" "${disk_args[@]}" \
-		--result "$dir/result.tap" --log "$dir/console.log" --timeout "$timeout" --stall "$stall" \
-		--append "ebfq_mode=check ebfq_board=$board ebfq_devs=$devs ebfq_tests=$btests $bappend" ||
-		rc=$?
+	if [ "$b" = virt-uboot ]; then
+		# The image is the root disk and the SD card the scratch disk.
+		# U-Boot passes uEnv.txt's command line: the launcher cannot.
+		# Two vCPUs: null_blk makes a multi-queue disk only with two CPUs.
+		if ! "$top/board-scripts/disk-image" --kernel "$bkernel" --modules "$module_root" --smp 2 \
+			--args "console=ttyAMA0 panic=-1 panic_on_warn=1 init=/init ebfq_mode=check ebfq_board=$board ebfq_devs=mmcblk0 ebfq_tests=$btests" \
+			"$dir/vd.img" >"$dir/image.log" 2>&1; then
+			echo "disk-image failed: see $dir/image.log" >"$dir/console.log"
+			: >"$dir/result.tap"
+			echo "1 0" >"$dir/status"
+			return 0
+		fi
+		"$top/board-scripts/$board" --bios "$uboot" --disk "vd=$dir/vd.img" --disk "sd=$dir/sd.img" --smp 2 \
+			--result "$dir/result.tap" --log "$dir/console.log" --timeout "$timeout" --stall "$stall" ||
+			rc=$?
+	else
+		"$top/board-scripts/$board" --kernel "$bkernel" --initrd "$binitrd" "${disk_args[@]}" \
+			--result "$dir/result.tap" --log "$dir/console.log" --timeout "$timeout" --stall "$stall" \
+			--append "ebfq_mode=check ebfq_board=$board ebfq_devs=$devs ebfq_tests=$btests $bappend" ||
+			rc=$?
+	fi
 	echo "$rc $(($(date +%s) - start))" >"$dir/status"
 }
 
@@ -103,6 +131,10 @@ for b in "${boots[@]}"; do
 		mkdir -p "$BUILD/logs"
 		# The kernel unpacks concatenated cpio archives one after the other.
 		cat "$initrd" "$module_cpio" >"$binitrd"
+	fi
+	if [ "$b" = virt-uboot ]; then
+		[ -f "$uboot" ] || die "missing $uboot: run 'make deps' (u-boot-qemu)"
+		[ -d "$module_root/lib/modules" ] || die "missing $module_root: run 'make module'"
 	fi
 done
 pids=()
@@ -148,7 +180,25 @@ for b in "${boots[@]}"; do
 	sed -E '/reboot: (Restarting system|Power down)/q' "$dir/console.log" >"$dir/console.checked"
 	trouble=$(grep -E 'Kernel panic|Oops|BUG:|WARNING:|Unable to handle kernel|Internal error|blocked for more than|soft lockup|rcu: INFO: .*stall' \
 		"$dir/console.checked" | head -n 5 || true)
-	if [ "$rc" = 124 ]; then
+	if [ "$b" = virt-uboot ]; then
+		# What a distribution's boot looks like on the console.
+		for want in 'Found U-Boot script /boot.scr' '## Loading kernel from FIT Image' \
+			"Trying 'kernel' kernel subimage" "Trying 'fdt-virt' fdt subimage" \
+			'Kernel command line: root=PARTUUID=ebf0c0de-02'; do
+			if grep -aqF -- "$want" "$dir/console.log"; then
+				pass=$((pass + 1))
+				echo "$b: ok - console: $want"
+			else
+				fail=$((fail + 1)) bad=1
+				echo "$b: not ok - console: $want"
+			fi
+		done
+	fi
+	if [ "$rc" = 126 ]; then
+		echo "not ok - $b: U-Boot gave up at its prompt; its last words:"
+		tr -d '\r' <"$dir/console.log" | grep -v '^[[:space:]]*$' | tail -n 8 | sed 's/^/    /'
+		fail=$((fail + 1)) bad=1
+	elif [ "$rc" = 124 ]; then
 		echo "not ok - $b: boot hit the hard timeout of ${timeout}s"
 		fail=$((fail + 1)) bad=1
 	elif [ "$rc" = 125 ]; then
