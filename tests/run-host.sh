@@ -137,8 +137,14 @@ for b in "${boots[@]}"; do
 		[ -d "$module_root/lib/modules" ] || die "missing $module_root: run 'make module'"
 	fi
 done
+# virt-uboot (two vCPUs, half a minute) boots once the others are done. With
+# all four at once on CI's two cores, the virt guest once went silent for
+# 900 s in 005 with its vCPU halted, waiting for an interrupt, as guests
+# with the TWD did on vexpress; until that is understood, the load stays
+# what every earlier CI run passed with: three guests.
 pids=()
 for b in "${boots[@]}"; do
+	[ "$b" != virt-uboot ] || [ ${#boots[@]} -eq 1 ] || continue
 	progress boot "$b: booting (console: build/logs/check-$b/console.log)"
 	if [ "${SERIAL:-0}" = 1 ]; then
 		boot_one "$b"
@@ -148,6 +154,11 @@ for b in "${boots[@]}"; do
 	fi
 done
 for p in "${pids[@]}"; do wait "$p" || true; done
+for b in "${boots[@]}"; do
+	[ "$b" = virt-uboot ] && [ ${#boots[@]} -gt 1 ] || continue
+	progress boot "$b: booting (console: build/logs/check-$b/console.log)"
+	boot_one "$b"
+done
 
 for b in "${boots[@]}"; do
 	dir=$BUILD/logs/check-$b
