@@ -49,6 +49,9 @@ boots=("$@")
 uboot=/usr/lib/u-boot/qemu_arm/u-boot.bin
 
 pass=0 fail=0 skipped=0
+# Every failure again at the end, so that the last lines of a long log
+# (all a CI summary may keep) say what failed.
+failed=()
 
 # -- host tests --------------------------------------------------------------
 if [ "${HOST_TESTS:-1}" = 1 ] && [ $# -eq 0 ]; then
@@ -61,7 +64,7 @@ if [ "${HOST_TESTS:-1}" = 1 ] && [ $# -eq 0 ]; then
 		"$t" >"$log" 2>&1 || echo "not ok - $name: exited with status $?" >>"$log"
 		while IFS= read -r line; do
 			case $line in
-			"not ok "*) fail=$((fail + 1)); echo "host: $line" ;;
+			"not ok "*) fail=$((fail + 1)) failed+=("host: $line"); echo "host: $line" ;;
 			"ok "*"# SKIP"*) skipped=$((skipped + 1)); echo "host: $line" ;;
 			"ok "*) pass=$((pass + 1)); echo "host: $line" ;;
 			"# "*) echo "host: $line" ;;
@@ -160,6 +163,13 @@ for b in "${boots[@]}"; do
 	boot_one "$b"
 done
 
+# board_fail LINE: print a failure of the board being judged and count it.
+board_fail() {
+	echo "$1"
+	fail=$((fail + 1)) bad=1
+	failed+=("$1")
+}
+
 for b in "${boots[@]}"; do
 	dir=$BUILD/logs/check-$b
 	read -r rc secs <"$dir/status"
@@ -167,10 +177,7 @@ for b in "${boots[@]}"; do
 	bad=0
 	while IFS= read -r line; do
 		case $line in
-		"not ok "*)
-			fail=$((fail + 1)) bad=1
-			echo "$b: $line"
-			;;
+		"not ok "*) board_fail "$b: $line" ;;
 		"ok "*"# SKIP"*)
 			skipped=$((skipped + 1))
 			echo "$b: $line"
@@ -200,43 +207,40 @@ for b in "${boots[@]}"; do
 				pass=$((pass + 1))
 				echo "$b: ok - console: $want"
 			else
-				fail=$((fail + 1)) bad=1
-				echo "$b: not ok - console: $want"
+				board_fail "$b: not ok - console: $want"
 			fi
 		done
 	fi
 	if [ "$rc" = 126 ]; then
-		echo "not ok - $b: U-Boot gave up at its prompt; its last words:"
+		board_fail "not ok - $b: U-Boot gave up at its prompt; its last words:"
 		tr -d '\r' <"$dir/console.log" | grep -v '^[[:space:]]*$' | tail -n 8 | sed 's/^/    /'
-		fail=$((fail + 1)) bad=1
 	elif [ "$rc" = 124 ]; then
-		echo "not ok - $b: boot hit the hard timeout of ${timeout}s"
-		fail=$((fail + 1)) bad=1
+		board_fail "not ok - $b: boot hit the hard timeout of ${timeout}s"
 	elif [ "$rc" = 125 ]; then
-		echo "not ok - $b: stalled, no output for ${stall}s; QEMU's threads in $dir/console.log.stall:"
+		board_fail "not ok - $b: stalled, no output for ${stall}s; QEMU's threads in $dir/console.log.stall:"
 		head -n 40 "$dir/console.log.stall" | sed 's/^/    /'
-		fail=$((fail + 1)) bad=1
 	elif ! tail -n 1 "$dir/result.tap" | grep -qx '# ebfq-guest: done'; then
-		echo "not ok - $b: the guest never reported the end of the suite (hang, panic or crash)"
-		fail=$((fail + 1)) bad=1
+		board_fail "not ok - $b: the guest never reported the end of the suite (hang, panic or crash)"
 	fi
 	if [ -n "$trouble" ]; then
-		echo "not ok - $b: kernel trouble on the console:"
+		board_fail "not ok - $b: kernel trouble on the console:"
 		printf '    %s\n' "$trouble"
-		fail=$((fail + 1)) bad=1
 	fi
 	# KUnit prints KTAP on the console too: a failed case fails the boot
 	# even if the guest could not report it.
 	kunit_bad=$(grep -E '^\[[ 0-9.]+\] +not ok [0-9]+ ' "$dir/console.checked" | head -n 5 || true)
 	if [ -n "$kunit_bad" ]; then
-		echo "not ok - $b: KUnit reported failures on the console:"
+		board_fail "not ok - $b: KUnit reported failures on the console:"
 		printf '    %s\n' "$kunit_bad"
-		fail=$((fail + 1)) bad=1
 	fi
 	if [ "$bad" = 1 ]; then
 		echo "--- last 30 console lines of $b ($dir/console.log):"
 		tail -n 30 "$dir/console.log" | sed 's/^/    /'
 	fi
 done
+if [ "$fail" -gt 0 ]; then
+	echo "--- what failed (details above):"
+	printf '    %s\n' "${failed[@]}"
+fi
 echo "$pass passed, $fail failed, $skipped skipped"
 [ "$fail" -eq 0 ]
