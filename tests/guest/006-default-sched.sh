@@ -13,16 +13,6 @@ requires() {
 	[ -r /tmp/ebfq-boot-schedulers ] || { echo "run-tests noted no boot-time schedulers"; return 1; }
 }
 
-# boot_sched DEV: what DEV came up with (run-tests notes it before any
-# test runs).
-boot_sched() {
-	awk -v d="$1" '$1 == d { print $2 }' /tmp/ebfq-boot-schedulers
-}
-
-hw_queues() {
-	ls -d "/sys/block/$1/mq/"*/ 2>/dev/null | wc -l
-}
-
 run() {
 	want=$(ebfq_cmdline elevator.default_iosched)
 	from="elevator.default_iosched="

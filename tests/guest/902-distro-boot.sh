@@ -26,7 +26,6 @@ requires() {
 	[ -d "/lib/modules/$(uname -r)" ] || { echo "no /lib/modules/$(uname -r)"; return 1; }
 	[ -d /sys/kernel/config/nullb ] || { echo "needs null_blk configfs"; return 1; }
 	[ -w /proc/sys/kernel/hotplug ] || { echo "kernel without CONFIG_UEVENT_HELPER"; return 1; }
-
 }
 
 # wait_sched DEV NAME: up to 10 s for DEV's scheduler to become NAME.
@@ -80,7 +79,7 @@ run() {
 	check "the kernel's Kconfig default is mq-deadline (have '$default')" test "$default" = mq-deadline
 	check "the rule loaded ebfq.ko through modprobe" grep -q '^ebfq ' /proc/modules
 	for dev in vda $(ebfq_devices); do
-		have=$(awk -v d="$dev" '$1 == d { print $2 }' /tmp/ebfq-boot-schedulers)
+		have=$(boot_sched "$dev")
 		check "$dev came up with [ebfq] through the rule (has [$have])" test "$have" = ebfq
 	done
 
@@ -95,7 +94,7 @@ run() {
 		skip "a multi-queue null_blk keeps [none]" "one CPU: null_blk cannot make a multi-queue disk"
 	else
 		mq=$(nullb_create rule_mq submit_queues=2 poll_queues=0 size=64)
-		nr=$(ls -d "/sys/block/$mq/mq/"*/ | wc -l)
+		nr=$(hw_queues "$mq")
 		# The rule has had its chance at the multi-queue disk once a
 		# single-queue one made after it has ebfq, and a second more.
 		sq=$(nullb_create rule_sq2 submit_queues=1 poll_queues=0 size=64)

@@ -41,6 +41,17 @@ set_sched() {
 	[ "$(current_sched "$1")" = "$2" ]
 }
 
+# boot_sched DEV: the scheduler DEV came up with (run-tests notes every
+# device's before the first test runs).
+boot_sched() {
+	awk -v d="$1" '$1 == d { print $2 }' /tmp/ebfq-boot-schedulers
+}
+
+# hw_queues DEV: how many hardware queues blk-mq gave DEV.
+hw_queues() {
+	ls -d "/sys/block/$1/mq/"*/ 2>/dev/null | wc -l
+}
+
 # kernel_schedulers: what this kernel was built with, from its own config.
 kernel_schedulers() {
 	zcat /proc/config.gz | while IFS= read -r l; do
