@@ -51,6 +51,7 @@ help:
 	@echo "  make rootfs    build the initramfs and the scratch disk template"
 	@echo "  make boot      interactive boot: BOARD=vexpress|virt PROFILE=$$(ls board-scripts/profiles | sed 's/.profile//' | paste -sd'|')"
 	@echo "                 BOOT=uboot: U-Boot from a partitioned disk image (virt)"
+	@echo "                 BOOT=sd: that image as the SD card, root=/dev/mmcblk0p2"
 	@echo "  make clean     remove build/ outputs but keep the extracted tree and downloads"
 
 deps:
@@ -64,15 +65,17 @@ rootfs: deps kernel
 
 # BOOT=uboot: Debian's U-Boot boots a partitioned disk image of the module
 # kernel (FIT and boot.scr on FAT, root on ext4, ebfq.ko loaded by the mdev
-# rule), the way a distribution's board boots.
+# rule), the way a distribution's board boots. BOOT=sd: the same image as
+# the board's SD card, the module kernel given by QEMU with
+# root=/dev/mmcblk0p2, the way a board with a vendor's boot loader boots.
 BOOT ?= kernel
-ifeq ($(filter $(BOOT),kernel uboot),)
-$(error unknown BOOT '$(BOOT)' (kernel: -kernel and -initrd; uboot: U-Boot and a disk image))
+ifeq ($(filter $(BOOT),kernel uboot sd),)
+$(error unknown BOOT '$(BOOT)' (kernel: -kernel and -initrd; uboot: U-Boot and a disk image; sd: -kernel and the image as SD card))
 endif
 
-boot: kernel rootfs $(if $(filter uboot,$(BOOT)),module)
-ifeq ($(BOOT),uboot)
-	@scripts/boot.sh $(BOARD) $(PROFILE) $(BUILD)/kernel-module/arch/arm/boot/zImage $(INITRD) uboot
+boot: kernel rootfs $(if $(filter uboot sd,$(BOOT)),module)
+ifneq ($(filter uboot sd,$(BOOT)),)
+	@scripts/boot.sh $(BOARD) $(PROFILE) $(BUILD)/kernel-module/arch/arm/boot/zImage $(INITRD) $(BOOT)
 else
 	@scripts/boot.sh $(BOARD) $(PROFILE) $(ZIMAGE) $(INITRD) shell
 endif

@@ -18,7 +18,9 @@ usage() {
 usage: $(basename "$0") [options]
 Boot the $BOARD board in qemu-system-arm.
   --kernel FILE     zImage (default: build/kernel-test/arch/arm/boot/zImage)
-  --initrd FILE     initramfs (default: build/rootfs/initramfs.cpio)
+  --initrd FILE     initramfs (default: build/rootfs/initramfs.cpio); 'none'
+                    boots without one, as a board whose root is on a disk
+                    (--append must then name it: root=/dev/mmcblk0p2 rootwait)
   --dtb FILE        device tree (vexpress only; default: the kernel build's
                     dts/vexpress-v2p-ca9-qemu.dtb)
   --bios FILE       boot this firmware (U-Boot) instead of --kernel and
@@ -97,7 +99,13 @@ parse_args() {
 		[ -z "$append" ] || die "--append does not reach a kernel that --bios boots: the disk's boot script sets the command line"
 	elif [ -z "$dumpdtb" ]; then
 		[ -f "$kernel" ] || die "kernel '$kernel' does not exist (make kernel)"
-		[ -f "$initrd" ] || die "initramfs '$initrd' does not exist (make rootfs)"
+		if [ "$initrd" = none ]; then
+			case " $append " in *" root="*) ;; *)
+				die "--initrd none: the kernel needs its root in --append (root=/dev/mmcblk0p2 rootwait)" ;;
+			esac
+		else
+			[ -f "$initrd" ] || die "initramfs '$initrd' does not exist (make rootfs)"
+		fi
 	fi
 	case $timeout in '' | *[!0-9]*) die "--timeout wants seconds, got '$timeout'" ;; esac
 	case $stall in '' | *[!0-9]*) die "--stall wants seconds, got '$stall'" ;; esac
@@ -161,7 +169,8 @@ run_qemu() {
 		qemu+=(-bios "$bios")
 		board_args
 	else
-		qemu+=(-kernel "$kernel" -initrd "$initrd")
+		qemu+=(-kernel "$kernel")
+		[ "$initrd" = none ] || qemu+=(-initrd "$initrd")
 		board_args
 		qemu+=(-append "$cmdline")
 	fi

@@ -1,17 +1,25 @@
 # SPDX-License-Identifier: GPL-2.0
-# A distribution's boot (the virt-uboot boot of tests/run-host.sh): U-Boot
-# ran boot.scr from the image's first partition and booted the FIT; the
-# root is the image's ext4 second partition, found by PARTUUID; the kernel
-# is the module kernel, whose Kconfig default is mq-deadline, with ebfq.ko
-# installed under /lib/modules. The busybox mdev rule (/etc/mdev.conf ->
-# select-iosched) must have given ebfq to the root disk and the SD card at
-# boot, loading the module itself; it must give ebfq to a single-queue
-# disk that appears later, leave multi-queue disks alone, and, once ebfq
-# is gone, leave the kernel's choice without failing.
+# A distribution's boot from a partitioned disk image (board-scripts/
+# disk-image), in the two ways tests/run-host.sh boots it: virt-uboot, where
+# U-Boot ran boot.scr from the image's first partition and booted the FIT
+# with root=PARTUUID=ebf0c0de-02, and vexpress-sd, where the image is the
+# SD card and the kernel was given root=/dev/mmcblk0p2, as by a vendor's
+# boot loader. Either way the root is the image's ext4 second partition;
+# the kernel is the module kernel, whose Kconfig default is mq-deadline,
+# with ebfq.ko installed under /lib/modules. The busybox mdev rule
+# (/etc/mdev.conf -> select-iosched) must have given ebfq to the root disk
+# and the other disks at boot, loading the module itself; it must give
+# ebfq to a single-queue disk that appears later, leave multi-queue disks
+# alone, and, once ebfq is gone, leave the kernel's choice without failing.
 
+# root_dev: MAJ:MIN of the root file system (field 3 of mountinfo).
 root_dev() {
-	# Field 3 of mountinfo is the device of the mount.
 	awk '$5 == "/" { print $3; exit }' /proc/self/mountinfo
+}
+
+# mbr_id DISK: the disk identifier of DISK's MBR (bytes 440-443), in hex.
+mbr_id() {
+	dd if="/dev/$1" bs=4 skip=110 count=1 2>/dev/null | od -An -tx4 | tr -d ' \n'
 }
 
 requires() {
@@ -26,6 +34,7 @@ requires() {
 	[ -d "/lib/modules/$(uname -r)" ] || { echo "no /lib/modules/$(uname -r)"; return 1; }
 	[ -d /sys/kernel/config/nullb ] || { echo "needs null_blk configfs"; return 1; }
 	[ -w /proc/sys/kernel/hotplug ] || { echo "kernel without CONFIG_UEVENT_HELPER"; return 1; }
+	[ -e "/sys/dev/block/$(root_dev)/partition" ] || { echo "the root is not on a disk partition"; return 1; }
 }
 
 # wait_sched DEV NAME: up to 10 s for DEV's scheduler to become NAME.
@@ -58,27 +67,29 @@ rerun_rule() {
 }
 
 bad_invocation() {
-	if /usr/lib/ebfq/select-iosched ../vda 2>/tmp/rule.err; then
-		echo "exit status 0 for '../vda'"
+	if /usr/lib/ebfq/select-iosched ../sda 2>/tmp/rule.err; then
+		echo "exit status 0 for '../sda'"
 		return 1
 	fi
 	grep usage /tmp/rule.err
 }
 
 run() {
-	# -- what U-Boot booted --------------------------------------------
-	check "U-Boot's boot script set root=PARTUUID=ebf0c0de-02" \
-		grep -q 'root=PARTUUID=ebf0c0de-02' /proc/cmdline
-	have=$(root_dev)
-	want=$(cat /sys/class/block/vda2/dev 2>/dev/null || echo "no vda2")
-	check "the root is vda2 (device $want), mounted as $have" test "$have" = "$want"
+	# -- what was booted ------------------------------------------------
+	part=$(readlink -f "/sys/dev/block/$(root_dev)")
+	disk=$(basename "$(dirname "$part")")
+	note "root=$(sed -n 's/.*root=\([^ ]*\).*/\1/p' /proc/cmdline) is ${part##*/}"
+	check "the root is partition 2 of $disk" test "$(cat "$part/partition")" = 2
+	check "$disk is the image (MBR disk identifier ebf0c0de, have '$(mbr_id "$disk")')" \
+		test "$(mbr_id "$disk")" = ebf0c0de
 	check "the root is ext4, read-write" root_is_ext4_rw
 
 	# -- at boot: mdev -s ran the rule -------------------------------------
 	default=$(zcat /proc/config.gz | sed -n 's/^CONFIG_DEFAULT_IOSCHED="\(.*\)"$/\1/p')
 	check "the kernel's Kconfig default is mq-deadline (have '$default')" test "$default" = mq-deadline
 	check "the rule loaded ebfq.ko through modprobe" grep -q '^ebfq ' /proc/modules
-	for dev in vda $(ebfq_devices); do
+	# shellcheck disable=SC2046
+	for dev in $(printf '%s\n' "$disk" $(ebfq_devices) | sort -u); do
 		have=$(boot_sched "$dev")
 		check "$dev came up with [ebfq] through the rule (has [$have])" test "$have" = ebfq
 	done
@@ -118,12 +129,12 @@ run() {
 		wait_log "$dev: the kernel has no ebfq; keeping [mq-deadline]"
 	check "without ebfq, $dev keeps [mq-deadline]" test "$(current_sched "$dev")" = mq-deadline
 	check "without ebfq, mdev -s (the boot-time scan) exits 0" mdev -s
-	check "without ebfq, vda keeps [mq-deadline] after mdev -s" test "$(current_sched vda)" = mq-deadline
+	check "without ebfq, $disk keeps [mq-deadline] after mdev -s" test "$(current_sched "$disk")" = mq-deadline
 	nullb_remove rule_absent
 	mv "$mods.away" "$mods"
 	echo >/proc/sys/kernel/hotplug
 
-	check "with the module back, the rule selects ebfq on vda again" rerun_rule vda
+	check "with the module back, the rule selects ebfq on $disk again" rerun_rule "$disk"
 	check "a wrong invocation of the rule fails with its usage" bad_invocation
 	trouble=$(kernel_trouble)
 	if [ -z "$trouble" ]; then
