@@ -378,8 +378,10 @@ static void ebfq_add_request(struct ebfq_data *ed, struct ebfq_queue *bq,
 
 	ed->queued++;
 	/* RT or BE work: the idle class's grace no longer holds dispatch. */
-	if (bq->entity.new_class_idx != EBFQ_CLASS_IDLE)
+	if (bq->entity.new_class_idx != EBFQ_CLASS_IDLE && ed->idle_class_wait) {
 		ed->idle_class_wait = false;
+		hrtimer_try_to_cancel(&ed->idle_timer);
+	}
 	if (bq->queued++)
 		return;
 
@@ -606,8 +608,13 @@ static bool ebfq_may_idle(struct ebfq_data *ed, struct ebfq_queue *bq)
 		return false;
 	if (ed->tun.strict_guarantees)
 		return true;
-	/* Nobody else waits: idling would protect the queue from nobody. */
-	if (!ed->busy_queues)
+	/*
+	 * Nobody else waits: idling would protect the queue from nobody,
+	 * unless queues served lately have other weights: the first of them
+	 * to come back would take the device, and shares would follow who
+	 * asks first (a CPU-bound reader, for one), not the weights.
+	 */
+	if (!ed->busy_queues && !ebfq_entity_asymmetric(&bq->entity))
 		return false;
 	/*
 	 * An application starting up thinks between its reads: keep the
@@ -787,6 +794,7 @@ static bool ebfq_update_has_work(struct ebfq_data *ed)
 
 	lockdep_assert_held(&ed->lock);
 	WRITE_ONCE(ed->has_work, has);
+	ebfq_check(ed);
 	return has && !had;
 }
 
@@ -798,6 +806,14 @@ static enum hrtimer_restart ebfq_idle_timer_fn(struct hrtimer *timer)
 	bool kick;
 
 	spin_lock_irqsave(&ed->lock, flags);
+	/*
+	 * Armed again while this call waited for the lock: what it was armed
+	 * for was cancelled, and the new period is not over.
+	 */
+	if (hrtimer_is_queued(timer)) {
+		spin_unlock_irqrestore(&ed->lock, flags);
+		return HRTIMER_NORESTART;
+	}
 	bq = ed->in_service;
 	if (bq && test_bit(EBFQ_QF_IDLING, &bq->flags) && !bq->queued) {
 		ed->idle_expired++;

@@ -133,8 +133,12 @@ u64 ebfq_sd_idle_class_delay(const struct ebfq_sched_data *sd, u64 now_ns);
 void ebfq_entity_expire(struct ebfq_entity *entity, bool backlogged);
 bool ebfq_sd_busy(const struct ebfq_sched_data *sd);
 bool ebfq_entity_eligible(struct ebfq_entity *entity);
+bool ebfq_entity_asymmetric(const struct ebfq_entity *entity);
 void ebfq_sd_flush_idle(struct ebfq_sched_data *sd);
 u64 ebfq_vt_delta(unsigned long sectors, unsigned int weight);
+
+/* ebfq-check.c: invariants, for the debug build and the KUnit suite. */
+const char *ebfq_sd_check(const struct ebfq_sched_data *sd);
 
 /*
  * The idle class is served once RT and BE have been served by nobody for
@@ -166,6 +170,7 @@ enum ebfq_queue_flag {
 	EBFQ_QF_FIRST_DISPATCH,	/* nothing dispatched yet in this turn */
 	EBFQ_QF_EXITED,		/* no process refers to it any more */
 	EBFQ_QF_KTHREAD,	/* made by a kernel thread (journal, writeback) */
+	EBFQ_QF_LARGE_BURST,	/* born in a large burst: never raised */
 };
 
 /* Why a queue's weight is raised (ebfq-wr.c). */
@@ -358,6 +363,14 @@ unsigned long ebfq_wr_charge(struct ebfq_data *ed, struct ebfq_queue *bq,
 bool ebfq_dq_hold(const struct ebfq_data *ed, const struct ebfq_queue *bq,
 		  const struct request *rq);
 bool ebfq_wr_preempts(struct ebfq_data *ed, struct ebfq_queue *bq);
+
+#ifdef CONFIG_IOSCHED_EBFQ_DEBUG
+void ebfq_check(struct ebfq_data *ed);
+#else
+static inline void ebfq_check(struct ebfq_data *ed)
+{
+}
+#endif
 
 /* ebfq-sysfs.c */
 extern struct elv_fs_entry ebfq_attrs[];

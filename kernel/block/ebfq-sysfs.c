@@ -231,6 +231,8 @@ static int ebfq_state_show(void *data, struct seq_file *m)
 	seq_printf(m, "raising_ended_streaming %lu\n", ed->wr_ended_heavy);
 	seq_printf(m, "preemptions %lu\n", ed->wr_preemptions);
 	seq_printf(m, "large_bursts %lu\n", ed->large_bursts);
+	seq_printf(m, "burst_id %u\nburst_size %u\nburst_large %d\n",
+		   ed->burst_id, ed->burst_size, ed->burst_large);
 	seq_printf(m, "max_budget %lu%s\n", ebfq_max_budget(ed),
 		   ed->tun.max_budget ? "" : " (auto)");
 	seq_printf(m, "busy_queues %u\nqueued %u\nin_driver %u\n",
@@ -262,7 +264,7 @@ static int ebfq_queues_show(void *data, struct seq_file *m)
 
 	u64 now = ktime_get_coarse_ns();
 
-	seq_puts(m, "pid type class weight where budget service next_budget start finish queued dispatched seeky ref raised raised_ms_left\n");
+	seq_puts(m, "pid type class weight where budget service next_budget start finish queued dispatched seeky ref raised raised_ms_left burst\n");
 	spin_lock_irq(&ed->lock);
 	list_for_each_entry(bq, &ed->all_queues, all_node) {
 		const struct ebfq_entity *en = &bq->entity;
@@ -270,7 +272,7 @@ static int ebfq_queues_show(void *data, struct seq_file *m)
 
 		if (ebfq_wr_raised(bq) && bq->wr_end_ns > now)
 			left = div_u64(bq->wr_end_ns - now, NSEC_PER_MSEC);
-		seq_printf(m, "%d %s %s %u %s %lu %lu %lu %llu %llu %u %u %d %d %s %llu\n",
+		seq_printf(m, "%d %s %s %u %s %lu %lu %lu %llu %llu %u %u %d %d %s %llu %u\n",
 			   bq->pid,
 			   test_bit(EBFQ_QF_SYNC, &bq->flags) ? "sync" : "async",
 			   ebfq_class_names[en->class_idx], en->weight,
@@ -278,7 +280,7 @@ static int ebfq_queues_show(void *data, struct seq_file *m)
 			   en->service, bq->next_budget, en->start, en->finish,
 			   bq->queued, bq->dispatched,
 			   hweight32(bq->seek_history), bq->ref,
-			   ebfq_wr_names[bq->wr_kind], left);
+			   ebfq_wr_names[bq->wr_kind], left, bq->burst_id);
 	}
 	spin_unlock_irq(&ed->lock);
 	return 0;

@@ -6,6 +6,7 @@
  */
 #include <kunit/test.h>
 #include <linux/prandom.h>
+#include <linux/string.h>
 
 #include "ebfq-iosched.h"
 
@@ -54,6 +55,10 @@ static void sd_set_vtime(struct ebfq_sched_data *sd, u64 vtime)
 	for (i = 0; i < EBFQ_NR_CLASSES; i++)
 		sd->tree[i].vtime = vtime;
 }
+
+/* Every invariant ebfq-check.c knows holds for @sd and its groups. */
+#define EXPECT_SD_SOUND(test, sd) \
+	KUNIT_EXPECT_STREQ(test, ebfq_sd_check(sd) ?: "sound", "sound")
 
 /* Select, charge @amount, expire. Returns the entity served. */
 static struct test_entity *serve(struct kunit *test, struct ebfq_sched_data *sd,
@@ -159,12 +164,14 @@ static void random_schedule(struct kunit *test, u64 vtime0)
 		}
 		if (st->active.rb_node)
 			check_augmented(test, st->active.rb_node);
+		EXPECT_SD_SOUND(test, &sd);
 
 		expect = reference_choice(st, &ref_finish);
 		chosen = ebfq_sd_select(&sd, 0);
 		KUNIT_ASSERT_EQ(test, expect, !!chosen);
 		if (!chosen)
 			continue;
+		EXPECT_SD_SOUND(test, &sd);
 
 		KUNIT_EXPECT_EQ(test, chosen->finish, ref_finish);
 		KUNIT_EXPECT_FALSE(test, ebfq_vt_after(chosen->start, st->vtime));
@@ -177,6 +184,7 @@ static void random_schedule(struct kunit *test, u64 vtime0)
 		last_v = st->vtime;
 		ebfq_entity_expire(chosen, prandom_u32_state(&rnd) % 8 != 0);
 		KUNIT_EXPECT_FALSE(test, ebfq_vt_before(st->vtime, last_v));
+		EXPECT_SD_SOUND(test, &sd);
 	}
 
 	for (i = 0; i < NR_TEST_ENTITIES; i++)
@@ -483,8 +491,11 @@ static void ebfq_test_hierarchy(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, group.e.where, EBFQ_ACTIVE);
 	ebfq_entity_activate(&q2.e, false);
 
-	for (i = 0; i < 8000; i++)
+	for (i = 0; i < 8000; i++) {
 		serve(test, &root, 0, 128, true);
+		if (i % 100 == 0)
+			EXPECT_SD_SOUND(test, &root);
+	}
 	total = q.received + q1.received + q2.received;
 	KUNIT_EXPECT_LE(test, abs((long)q.received - (long)total / 2), 512L);
 	KUNIT_EXPECT_LE(test, abs((long)q2.received - 3 * (long)q1.received),
@@ -505,6 +516,53 @@ static void ebfq_test_hierarchy(struct kunit *test)
 	ebfq_sd_flush_idle(&root);
 	KUNIT_EXPECT_EQ(test, group.holds, group.forgets);
 	KUNIT_EXPECT_EQ(test, q2.holds, q2.forgets);
+}
+
+/* The checks themselves: each kind of damage is named. */
+static void ebfq_test_check_detects(struct kunit *test)
+{
+	struct ebfq_sched_data sd;
+	struct test_entity te[3];
+	struct ebfq_service_tree *st = &sd.tree[EBFQ_CLASS_BE];
+	struct ebfq_entity *e;
+	int i;
+
+	ebfq_sd_init(&sd, NULL);
+	for (i = 0; i < 3; i++) {
+		te_init(&te[i], &sd, 10 * (i + 1), EBFQ_CLASS_BE, 64);
+		ebfq_entity_activate(&te[i].e, false);
+	}
+	EXPECT_SD_SOUND(test, &sd);
+
+	st->wsum++;
+	KUNIT_EXPECT_NOT_ERR_OR_NULL(test, strstr(ebfq_sd_check(&sd) ?: "", "wsum"));
+	st->wsum--;
+	st->nr_active++;
+	KUNIT_EXPECT_NOT_ERR_OR_NULL(test, strstr(ebfq_sd_check(&sd) ?: "", "nr_active"));
+	st->nr_active--;
+	e = rb_entry(st->active.rb_node, struct ebfq_entity, node);
+	e->min_start++;
+	KUNIT_EXPECT_NOT_ERR_OR_NULL(test, strstr(ebfq_sd_check(&sd) ?: "", "minimum"));
+	e->min_start--;
+	e->where = EBFQ_IDLE;
+	KUNIT_EXPECT_NOT_ERR_OR_NULL(test, strstr(ebfq_sd_check(&sd) ?: "", "not active"));
+	e->where = EBFQ_ACTIVE;
+	EXPECT_SD_SOUND(test, &sd);
+
+	e = ebfq_sd_select(&sd, 0);
+	KUNIT_ASSERT_NOT_NULL(test, e);
+	e->where = EBFQ_ACTIVE;
+	KUNIT_EXPECT_NOT_ERR_OR_NULL(test, strstr(ebfq_sd_check(&sd) ?: "", "in service"));
+	e->where = EBFQ_IN_SERVICE;
+	ebfq_entity_charge(e, 64, 0);
+	ebfq_entity_expire(e, false);
+	EXPECT_SD_SOUND(test, &sd);
+
+	for (i = 0; i < 3; i++)
+		if (te[i].e.where == EBFQ_ACTIVE)
+			ebfq_entity_deactivate(&te[i].e);
+	ebfq_sd_flush_idle(&sd);
+	EXPECT_SD_SOUND(test, &sd);
 }
 
 static void ebfq_test_budget_feedback(struct kunit *test)
@@ -561,6 +619,7 @@ static struct kunit_case ebfq_wf2q_cases[] = {
 	KUNIT_CASE(ebfq_test_weight_change),
 	KUNIT_CASE(ebfq_test_hierarchy),
 	KUNIT_CASE(ebfq_test_budget_feedback),
+	KUNIT_CASE(ebfq_test_check_detects),
 	{}
 };
 

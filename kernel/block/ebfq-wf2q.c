@@ -502,6 +502,36 @@ bool ebfq_sd_busy(const struct ebfq_sched_data *sd)
 }
 
 /**
+ * ebfq_entity_asymmetric - whether entities served lately differ from one
+ * @entity: an entity in service
+ *
+ * True if an entity that waits on an idle tree of @entity's scheduler (it
+ * was served lately and may come back soon) has another weight or class.
+ * Then the shares hold only if the device waits for @entity when it runs
+ * dry: served at once, whichever comes back first would take the device,
+ * and the shares would follow who asks first rather than the weights.
+ */
+bool ebfq_entity_asymmetric(const struct ebfq_entity *entity)
+{
+	const struct ebfq_sched_data *sd = entity->sd;
+	unsigned int i;
+
+	for (i = 0; i < EBFQ_NR_CLASSES; i++) {
+		struct rb_node *node;
+
+		for (node = rb_first_cached(&sd->tree[i].idle); node;
+		     node = rb_next(node)) {
+			const struct ebfq_entity *other = ebfq_node_entity(node);
+
+			if (i != entity->class_idx ||
+			    other->weight != entity->weight)
+				return true;
+		}
+	}
+	return false;
+}
+
+/**
  * ebfq_sd_flush_idle - forget every idle entity of a scheduler
  * @sd: the scheduler
  */

@@ -291,7 +291,8 @@ void ebfq_wr_check(struct ebfq_data *ed, u64 now)
 /*
  * A new queue is born: it joins the current burst, or starts one. Returns
  * true if the burst it joined is large: the queue is not to be raised,
- * and neither are the others of the burst any more.
+ * and neither are the others of the burst, then or later, as interactive
+ * or as soft real-time: batch workers on a busy CPU read in bursts too.
  */
 static bool ebfq_burst_join(struct ebfq_data *ed, struct ebfq_queue *bq,
 			    u64 now)
@@ -306,14 +307,20 @@ static bool ebfq_burst_join(struct ebfq_data *ed, struct ebfq_queue *bq,
 	ed->burst_last_ns = now;
 	ed->burst_size++;
 	bq->burst_id = ed->burst_id;
-	if (ed->burst_large || ed->burst_size < ebfq_burst_large)
-		return ed->burst_large;
+	if (ed->burst_large) {
+		__set_bit(EBFQ_QF_LARGE_BURST, &bq->flags);
+		return true;
+	}
+	if (ed->burst_size < ebfq_burst_large)
+		return false;
 
 	ed->burst_large = true;
 	ed->large_bursts++;
+	list_for_each_entry(it, &ed->all_queues, all_node)
+		if (it->burst_id == ed->burst_id)
+			__set_bit(EBFQ_QF_LARGE_BURST, &it->flags);
 	list_for_each_entry_safe(it, tmp, &ed->wr_queues, wr_node)
-		if (it->burst_id == ed->burst_id &&
-		    it->wr_kind == EBFQ_WR_INTERACTIVE)
+		if (it->burst_id == ed->burst_id)
 			ebfq_wr_stop(ed, it);
 	return true;
 }
@@ -356,8 +363,9 @@ bool ebfq_wr_queue_busy(struct ebfq_data *ed, struct ebfq_queue *bq,
 	if (ebfq_wr_raised(bq) && now >= bq->wr_end_ns)
 		ebfq_wr_stop(ed, bq);
 	if (!ed->tun.low_latency || !test_bit(EBFQ_QF_SYNC, &bq->flags) ||
-	    test_bit(EBFQ_QF_KTHREAD, &bq->flags) || bq == &ed->oom_queue ||
-	    bq->entity.new_class_idx == EBFQ_CLASS_IDLE) {
+	    test_bit(EBFQ_QF_KTHREAD, &bq->flags) ||
+	    test_bit(EBFQ_QF_LARGE_BURST, &bq->flags) ||
+	    bq == &ed->oom_queue || bq->entity.new_class_idx == EBFQ_CLASS_IDLE) {
 		ebfq_wr_stop(ed, bq);
 		return false;
 	}
