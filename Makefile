@@ -19,6 +19,9 @@ FRAGMENTS_test := $(BOARD_FRAGMENTS) defconfigs/ebfq.config \
 		  defconfigs/default-ebfq.config defconfigs/test.config
 FRAGMENTS_module := $(BOARD_FRAGMENTS) defconfigs/test.config \
 		    defconfigs/module.config
+# debug: the test kernel with KASAN, UBSAN, kmemleak, debug objects, fault
+# injection and ebfq's invariant checks; the kernel of the torture suite.
+FRAGMENTS_debug := $(FRAGMENTS_test) defconfigs/debug.config
 
 BUILD := $(CURDIR)/build
 KERNEL_OUT := $(BUILD)/kernel-$(FLAVOUR)
@@ -33,7 +36,7 @@ ifeq ($(filter $(FLAVOUR),$(patsubst FRAGMENTS_%,%,$(filter FRAGMENTS_%,$(.VARIA
 $(error unknown FLAVOUR '$(FLAVOUR)' (have: $(patsubst FRAGMENTS_%,%,$(filter FRAGMENTS_%,$(.VARIABLES)))))
 endif
 
-.PHONY: help deps kernel rootfs module patchset boot check bench demo clean
+.PHONY: help deps kernel debug-kernel rootfs module patchset boot check torture soak bench demo clean
 
 help:
 	@echo "ebfq: a BFQ I/O scheduler for SD and eMMC boards, built and tested in QEMU"
@@ -43,11 +46,13 @@ help:
 	@echo "  make check     the whole test suite on both boards (the CI command)"
 	@echo
 	@echo "  make deps      apt-get only what is missing, fetch the armhf userland"
-	@echo "  make kernel    build build/kernel-\$$FLAVOUR (FLAVOUR=$(FLAVOUR); test or module)"
+	@echo "  make kernel    build build/kernel-\$$FLAVOUR (FLAVOUR=$(FLAVOUR); test, module or debug)"
 	@echo "  make module    build ebfq.ko out of tree against build/kernel-module"
 	@echo "  make bench     every scheduler on every profile (PROFILE=emmc QUICK=1:"
 	@echo "                 one profile, < 10 min); tables and plots in build/bench/"
 	@echo "  make patchset  export the kernel patch series to build/patchset/"
+	@echo "  make torture   the torture suite on the debug kernel (SCALE=$(SCALE))"
+	@echo "  make soak      HOURS=$(HOURS) of verified mixed I/O on the debug kernel"
 	@echo "  make rootfs    build the initramfs and the scratch disk template"
 	@echo "  make boot      interactive boot: BOARD=vexpress|virt PROFILE=$$(ls board-scripts/profiles | sed 's/.profile//' | paste -sd'|')"
 	@echo "                 BOOT=uboot: U-Boot from a partitioned disk image (virt)"
@@ -100,8 +105,23 @@ module: deps rootfs
 patchset: kernel
 	@scripts/patchset.sh $(BUILD)/patchset
 
-check: kernel rootfs module patchset
+# The debug kernel, for the torture suite (tests/guest/8xx).
+debug-kernel: deps
+	@scripts/kernel.sh debug $(BASE_DEFCONFIG) $(FRAGMENTS_debug)
+
+check: kernel rootfs module patchset debug-kernel
 	@KERNEL=$(ZIMAGE) INITRD=$(INITRD) tests/run-host.sh
+
+# The torture suite alone, on the debug kernel, ten times as hard as in
+# make check (SCALE=n); make soak: HOURS (default 1) of mixed, verified
+# I/O through random scheduler switches, with the suite's leak check.
+SCALE ?= 10
+HOURS ?= 1
+torture: rootfs debug-kernel
+	@EBFQ_SCALE=$(SCALE) HOST_TESTS=0 tests/run-host.sh virt-debug
+
+soak: rootfs debug-kernel
+	@EBFQ_SOAK_SECS=$$(awk 'BEGIN { printf "%d", $(HOURS) * 3600 }') HOST_TESTS=0 tests/run-host.sh virt-soak
 
 clean:
 	rm -rf $(BUILD)/kernel-* $(BUILD)/rootfs $(BUILD)/logs $(BUILD)/bench $(BUILD)/armhf/stage $(BUILD)/armhf/root

@@ -30,7 +30,13 @@
 #                    by a vendor's boot loader: the module kernel and the
 #                    board's device tree given to QEMU, no initramfs,
 #                    root=/dev/mmcblk0p2; test 902.
-# Environment: KERNEL, INITRD, MODULE_KERNEL, MODULE_CPIO (images), TIMEOUT
+#   virt-debug       the debug kernel (KASAN, UBSAN, kmemleak, ebfq's
+#                    invariant checks), two vCPUs, null_blk requeue faults:
+#                    KUnit and the torture suite (800-849, 899) at
+#                    EBFQ_SCALE (1; make torture: 10).
+#   virt-soak        the debug kernel: EBFQ_SOAK_SECS of verified mixed I/O
+#                    (test 850) between 800 and 899 (make soak).
+# Environment: KERNEL, INITRD, MODULE_KERNEL, MODULE_CPIO, DEBUG_KERNEL, TIMEOUT
 # (s per boot, 1500), STALL (s of silence that end a boot, 900), EBFQ_TESTS
 # (guest test globs, comma-separated), SERIAL=1 (one boot at a time),
 # HOST_TESTS=0 (skip tests/host).
@@ -44,12 +50,18 @@ initrd=${INITRD:-$BUILD/rootfs/initramfs.cpio}
 module_kernel=${MODULE_KERNEL:-$BUILD/kernel-module/arch/arm/boot/zImage}
 module_cpio=${MODULE_CPIO:-$BUILD/module/ebfq-module.cpio}
 module_root=${MODULE_ROOT:-$BUILD/module/root}
+debug_kernel=${DEBUG_KERNEL:-$BUILD/kernel-debug/arch/arm/boot/zImage}
+scale=${EBFQ_SCALE:-1}
+soak_secs=${EBFQ_SOAK_SECS:-3600}
+# null_blk's requeue faults in the debug boots: 3 % of the requests of
+# every null_blk device (interval,probability,space,times).
+requeue_faults=1,3,0,-1
 timeout=${TIMEOUT:-1500}
 # The guest's own watchdog reports a test stuck for 600 s; a boot silent
 # for longer is stuck deeper than the guest can tell (board-scripts --stall).
 stall=${STALL:-900}
 boots=("$@")
-[ ${#boots[@]} -gt 0 ] || boots=(vexpress virt virt-module virt-uboot vexpress-sd)
+[ ${#boots[@]} -gt 0 ] || boots=(vexpress virt virt-module virt-uboot vexpress-sd virt-debug)
 uboot=/usr/lib/u-boot/qemu_arm/u-boot.bin
 
 pass=0 fail=0 skipped=0
@@ -77,8 +89,10 @@ if [ "${HOST_TESTS:-1}" = 1 ] && [ $# -eq 0 ]; then
 	done
 fi
 
-# boot_plan BOOT: sets board, bkernel, binitrd, bappend, btests.
+# boot_plan BOOT: sets board, bkernel, binitrd, bappend, btests, bsmp and
+# btimeout.
 boot_plan() {
+	bsmp=1 btimeout=$timeout
 	case $1 in
 	vexpress | virt)
 		board=$1 bkernel=$kernel binitrd=$initrd bappend=
@@ -98,7 +112,19 @@ boot_plan() {
 		bappend="root=/dev/mmcblk0p2 rootfstype=ext4 rootwait rw init=/init"
 		btests=${EBFQ_TESTS:-'902*'}
 		;;
-	*) die "unknown boot '$1' (vexpress, virt, virt-module, virt-uboot, vexpress-sd)" ;;
+	virt-debug)
+		board=virt bkernel=$debug_kernel binitrd=$initrd
+		bappend="ebfq_scale=$scale null_blk.requeue=$requeue_faults"
+		btests=${EBFQ_TESTS:-'000*,80*,81*,82*,83*,84*,899*'}
+		bsmp=2 btimeout=$((timeout * scale))
+		;;
+	virt-soak)
+		board=virt bkernel=$debug_kernel binitrd=$initrd
+		bappend="ebfq_soak_secs=$soak_secs ebfq_test_timeout=$((soak_secs + 900)) null_blk.requeue=$requeue_faults"
+		btests=${EBFQ_TESTS:-'800*,850*,899*'}
+		bsmp=2 btimeout=$((soak_secs + 1800))
+		;;
+	*) die "unknown boot '$1' (vexpress, virt, virt-module, virt-uboot, vexpress-sd, virt-debug, virt-soak)" ;;
 	esac
 }
 
@@ -138,8 +164,8 @@ boot_one() {
 			rc=$?
 		;;
 	*)
-		"$top/board-scripts/$board" --kernel "$bkernel" --initrd "$binitrd" "${disk_args[@]}" \
-			--result "$dir/result.tap" --log "$dir/console.log" --timeout "$timeout" --stall "$stall" \
+		"$top/board-scripts/$board" --kernel "$bkernel" --initrd "$binitrd" "${disk_args[@]}" --smp "$bsmp" \
+			--result "$dir/result.tap" --log "$dir/console.log" --timeout "$btimeout" --stall "$stall" \
 			--append "ebfq_mode=check ebfq_board=$board ebfq_devs=$devs ebfq_tests=$btests $bappend" ||
 			rc=$?
 		;;
@@ -153,10 +179,16 @@ image_boot() {
 	return 1
 }
 
+# late_boot BOOT: whether BOOT waits for the first three (see below).
+late_boot() {
+	case $1 in virt-uboot | vexpress-sd | virt-debug | virt-soak) return 0 ;; esac
+	return 1
+}
+
 for b in "${boots[@]}"; do
 	boot_plan "$b"
 	for f in "$bkernel" "$initrd"; do
-		[ -f "$f" ] || die "missing $f: run 'make kernel rootfs module'"
+		[ -f "$f" ] || die "missing $f: run 'make kernel rootfs module debug-kernel'"
 	done
 	if [ "$b" = virt-module ]; then
 		[ -f "$module_cpio" ] || die "missing $module_cpio: run 'make module'"
@@ -171,15 +203,15 @@ for b in "${boots[@]}"; do
 		[ -d "$module_root/lib/modules" ] || die "missing $module_root: run 'make module'"
 	fi
 done
-# The disk-image boots (two vCPUs, half a minute each) come once the others
-# are done, one after the other. With four guests at once on CI's two
-# cores, the virt guest once went silent for 900 s in 005 with its vCPU
-# halted, waiting for an interrupt, as guests with the TWD did on
-# vexpress; until that is understood, the load stays what every earlier
-# CI run passed with: three guests.
+# The disk-image boots (two vCPUs, half a minute each) and the debug boot
+# come once the others are done, one after the other. With four guests at
+# once on CI's two cores, the virt guest once went silent for 900 s in 005
+# with its vCPU halted, waiting for an interrupt, as guests with the TWD
+# did on vexpress; until that is understood, the load stays what every
+# earlier CI run passed with: three guests.
 pids=()
 for b in "${boots[@]}"; do
-	! image_boot "$b" || [ ${#boots[@]} -eq 1 ] || continue
+	! late_boot "$b" || [ ${#boots[@]} -eq 1 ] || continue
 	progress boot "$b: booting (console: build/logs/check-$b/console.log)"
 	if [ "${SERIAL:-0}" = 1 ]; then
 		boot_one "$b"
@@ -190,7 +222,7 @@ for b in "${boots[@]}"; do
 done
 for p in "${pids[@]}"; do wait "$p" || true; done
 for b in "${boots[@]}"; do
-	if ! image_boot "$b" || [ ${#boots[@]} -eq 1 ]; then continue; fi
+	if ! late_boot "$b" || [ ${#boots[@]} -eq 1 ]; then continue; fi
 	progress boot "$b: booting (console: build/logs/check-$b/console.log)"
 	boot_one "$b"
 done
@@ -203,6 +235,7 @@ board_fail() {
 }
 
 for b in "${boots[@]}"; do
+	boot_plan "$b"
 	dir=$BUILD/logs/check-$b
 	read -r rc secs <"$dir/status"
 	progress boot "$b: qemu exited with $rc after ${secs}s"
@@ -228,7 +261,7 @@ for b in "${boots[@]}"; do
 	# restart handler runs (vexpress's takes a mutex in an atomic
 	# notifier, which lockdep reports on every lockdep kernel).
 	sed -E '/reboot: (Restarting system|Power down)/q' "$dir/console.log" >"$dir/console.checked"
-	trouble=$(grep -E 'Kernel panic|Oops|BUG:|WARNING:|Unable to handle kernel|Internal error|blocked for more than|soft lockup|rcu: INFO: .*stall' \
+	trouble=$(grep -E 'Kernel panic|Oops|BUG:|WARNING:|UBSAN:|suspected memory leaks|Unable to handle kernel|Internal error|blocked for more than|soft lockup|rcu: INFO: .*stall' \
 		"$dir/console.checked" | head -n 5 || true)
 	# What a boot from a disk image looks like on the console.
 	wants=()
@@ -255,7 +288,7 @@ for b in "${boots[@]}"; do
 		board_fail "not ok - $b: U-Boot gave up at its prompt; its last words:"
 		tr -d '\r' <"$dir/console.log" | grep -v '^[[:space:]]*$' | tail -n 8 | sed 's/^/    /'
 	elif [ "$rc" = 124 ]; then
-		board_fail "not ok - $b: boot hit the hard timeout of ${timeout}s"
+		board_fail "not ok - $b: boot hit the hard timeout of ${btimeout}s"
 	elif [ "$rc" = 125 ]; then
 		board_fail "not ok - $b: stalled, no output for ${stall}s; QEMU's threads in $dir/console.log.stall:"
 		head -n 40 "$dir/console.log.stall" | sed 's/^/    /'

@@ -72,7 +72,7 @@ dmesg_clear() {
 }
 
 kernel_trouble() {
-	dmesg | grep -E 'WARNING:|BUG:|Oops|Call trace|I/O error|hung_task|blocked for more than|lockdep|circular locking' || true
+	dmesg | grep -E 'WARNING:|BUG:|UBSAN:|Oops|Call trace|I/O error|hung_task|blocked for more than|lockdep|circular locking' || true
 }
 
 # size_for DEV: how much a data test writes, so the slowest device (the
@@ -188,4 +188,78 @@ descendants() {
 		done
 		kids=$next
 	done
+}
+
+# ebfq_scale: how hard the torture tests (8xx) push, from ebfq_scale= on
+# the command line: 1 in make check, more in make torture.
+ebfq_scale() {
+	s=$(ebfq_cmdline ebfq_scale)
+	case ${s:-1} in
+	*[!0-9]* | 0) echo 1 ;;
+	*) echo "${s:-1}" ;;
+	esac
+}
+
+# random_between LO HI: a number in [LO, HI]; from busybox ash's $RANDOM
+# when it has one (no process to start: torture loops call this often).
+random_between() {
+	r=${RANDOM:-}
+	if [ -n "$r" ]; then
+		echo $(($1 + r % ($2 - $1 + 1)))
+	else
+		awk -v lo="$1" -v hi="$2" -v s="$(od -An -N4 -tu4 /dev/urandom)" \
+			'BEGIN { srand(s); print int(lo + rand() * (hi - lo + 1)) }'
+	fi
+}
+
+# fio_terse LOG FIO-ARGS...: run fio with one terse line for all its jobs
+# into LOG; sets fio_rc (its exit status) and what fio_parse sets.
+fio_terse() {
+	log=$1
+	shift
+	fio_rc=0
+	fio --minimal --group_reporting --eta=never "$@" >"$log" 2>&1 || fio_rc=$?
+	fio_parse "$log"
+}
+
+# fio_parse LOG: from fio's terse line in LOG, fio_err (the first error it
+# met, 0 if none) and fio_kib (KiB read and written).
+fio_parse() {
+	line=$(grep ';' "$1" | tail -n 1)
+	fio_err=$(echo "$line" | cut -d';' -f5)
+	r=$(echo "$line" | cut -d';' -f6)
+	w=$(echo "$line" | cut -d';' -f47)
+	case $r$w in *[!0-9]*) r=0 w=0 ;; esac
+	fio_kib=$((${r:-0} + ${w:-0}))
+	fio_err=${fio_err:-none}
+}
+
+# torture_report NAME ITERATIONS IOS START: the figures every torture test
+# gives: iterations, I/Os and seconds since START (date +%s).
+torture_report() {
+	note "$1: $2 iterations, $3 I/Os, $(($(date +%s) - $4)) s"
+}
+
+# trouble_besides PATTERN: kernel_trouble without the lines a test causes
+# on purpose (I/O errors of a device it fails, for one).
+trouble_besides() {
+	kernel_trouble | grep -vE "$1" || true
+}
+
+# no_trouble NAME [PATTERN]: a test point that the kernel log since the
+# last dmesg_clear has no warning (but the PATTERN lines the test caused).
+no_trouble() {
+	trouble=$(trouble_besides "${2:-^$}")
+	if [ -z "$trouble" ]; then
+		ok "$1"
+	else
+		not_ok "$1" "$trouble"
+	fi
+}
+
+# torture_needs: what most torture tests need, as requires() reports it.
+torture_needs() {
+	command -v fio >/dev/null || { echo "needs fio"; return 1; }
+	kernel_schedulers | grep -qx ebfq || { echo "kernel without ebfq"; return 1; }
+	[ -d /sys/kernel/config/nullb ] || { echo "needs null_blk configfs"; return 1; }
 }
