@@ -16,8 +16,9 @@
 #
 #   tests/run-host.sh [BOOT...]   (default: every boot below)
 # Boots:
-#   vexpress, virt   the test kernel (ebfq built in and the default), every
-#                    guest test but the 9xx ones;
+#   vexpress, virt   the test kernel (ebfq built in and the default), the
+#                    guest tests 000-799 (8xx are the debug kernel's, 9xx
+#                    the module and image boots');
 #   virt-module      the module kernel (no ebfq built in) with ebfq.ko
 #                    appended to the initramfs and elevator.default_iosched=bfq
 #                    on the command line: the default-scheduler and module tests.
@@ -96,7 +97,7 @@ boot_plan() {
 	case $1 in
 	vexpress | virt)
 		board=$1 bkernel=$kernel binitrd=$initrd bappend=
-		btests=${EBFQ_TESTS:-'[!9]*'}
+		btests=${EBFQ_TESTS:-'[0-7]*'}
 		;;
 	virt-module)
 		board=virt bkernel=$module_kernel bappend="elevator.default_iosched=bfq"
