@@ -23,21 +23,6 @@ static struct ebfq_entity *ebfq_check_entity(struct rb_node *node)
 	return rb_entry_safe(node, struct ebfq_entity, node);
 }
 
-/* The subtree minimum start of an active node, from its children. */
-static bool ebfq_check_min_start(const struct ebfq_entity *entity)
-{
-	const struct ebfq_entity *child;
-	u64 min_start = entity->start;
-
-	child = ebfq_check_entity(entity->node.rb_left);
-	if (child)
-		min_start = ebfq_vt_min(min_start, child->min_start);
-	child = ebfq_check_entity(entity->node.rb_right);
-	if (child)
-		min_start = ebfq_vt_min(min_start, child->min_start);
-	return entity->min_start == min_start;
-}
-
 static const char *ebfq_check_tree(const struct ebfq_sched_data *sd,
 				   unsigned int class_idx)
 {
@@ -55,7 +40,7 @@ static const char *ebfq_check_tree(const struct ebfq_sched_data *sd,
 			return "an entity is on another scheduler's or class's tree";
 		if (!entity->weight)
 			return "an active entity has weight 0";
-		if (!ebfq_check_min_start(entity))
+		if (entity->min_start != ebfq_subtree_min_start(entity))
 			return "an active node's subtree minimum start is stale";
 		if (ebfq_vt_after(entity->start, entity->finish))
 			return "an active entity starts after it finishes";

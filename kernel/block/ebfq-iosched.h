@@ -118,6 +118,21 @@ struct ebfq_entity {
 	const struct ebfq_entity_ops *ops;
 };
 
+/* The smallest start in @entity's subtree of its active tree. */
+static inline u64 ebfq_subtree_min_start(const struct ebfq_entity *entity)
+{
+	const struct ebfq_entity *child;
+	u64 min_start = entity->start;
+
+	child = rb_entry_safe(entity->node.rb_left, struct ebfq_entity, node);
+	if (child)
+		min_start = ebfq_vt_min(min_start, child->min_start);
+	child = rb_entry_safe(entity->node.rb_right, struct ebfq_entity, node);
+	if (child)
+		min_start = ebfq_vt_min(min_start, child->min_start);
+	return min_start;
+}
+
 /* ebfq-wf2q.c: the engine, free of any block layer state. */
 void ebfq_sd_init(struct ebfq_sched_data *sd, struct ebfq_entity *owner);
 void ebfq_entity_init(struct ebfq_entity *entity, struct ebfq_sched_data *sd,

@@ -50,15 +50,7 @@ u64 ebfq_vt_delta(unsigned long sectors, unsigned int weight)
 /* Recompute an active node's subtree minimum start; true if unchanged. */
 static inline bool ebfq_min_start_update(struct ebfq_entity *entity, bool exit)
 {
-	struct ebfq_entity *child;
-	u64 min_start = entity->start;
-
-	child = ebfq_node_entity(entity->node.rb_left);
-	if (child)
-		min_start = ebfq_vt_min(min_start, child->min_start);
-	child = ebfq_node_entity(entity->node.rb_right);
-	if (child)
-		min_start = ebfq_vt_min(min_start, child->min_start);
+	u64 min_start = ebfq_subtree_min_start(entity);
 
 	if (exit && entity->min_start == min_start)
 		return true;
