@@ -51,8 +51,8 @@ ordered by virtual finish time, whose nodes carry the smallest virtual
 start time of their subtree, and serves the eligible queue with the
 smallest finish in O(log n). Queues that run dry keep their timestamps
 on an idle tree while those are in the future. The engine schedules
-entities, so that a group can later be scheduled by its parent exactly
-as a queue is.
+entities, so that a group is scheduled by its parent exactly as a queue
+is.
 
 The queue in service (ebfq-iosched.c) dispatches in sector order with
 a bounded back-seek and FIFO deadlines, until it has received its
@@ -73,6 +73,13 @@ gets work takes the device from one that is not, and while any queue is
 raised, the others may keep only one request in the device. Async
 service is charged ten times over, and a sync queue served slowly is
 charged for the device time it held.
+
+With CONFIG_IOSCHED_EBFQ_CGROUP, ebfq-cgroup.c is a blkcg policy: every
+cgroup doing I/O on a device gets a group there, weighted by
+io.ebfq.weight (1-10000, per device overrides), with its own async
+queues; io.ebfq.stat shows what each group received. A process that
+changes cgroup takes its queue along, and a group going offline hands
+its queues and child groups to its nearest live ancestor first.
 
 Tunables (ebfq-sysfs.c) keep the names and units of bfq's; values out
 of range are refused with -EINVAL. debugfs shows the device's and

@@ -165,6 +165,12 @@ static const char *ebfq_check_queue(struct ebfq_data *ed, struct ebfq_queue *bq)
 			return "the device's queue in service is not in service";
 		break;
 	}
+	if (bq->entity.sd != ebfq_group_sched(ed, bq->group))
+		return "a queue is scheduled outside its group";
+#ifdef CONFIG_IOSCHED_EBFQ_CGROUP
+	if (bq->group && !bq->group->online)
+		return "a queue belongs to a group that is offline";
+#endif
 	refs = bq->queued + bq->dispatched;
 	if (bq->entity.where != EBFQ_NOWHERE)
 		refs++;
@@ -187,6 +193,24 @@ static const char *ebfq_check_queue(struct ebfq_data *ed, struct ebfq_queue *bq)
 		return "the device idles for a process that exited";
 	if (ebfq_wr_raised(bq) != !list_empty(&bq->wr_node))
 		return "a queue's raising and the raised list disagree";
+	return NULL;
+}
+
+/* Every online group hangs below a live parent, in its scheduler. */
+static const char *ebfq_check_groups(struct ebfq_data *ed)
+{
+#ifdef CONFIG_IOSCHED_EBFQ_CGROUP
+	struct ebfq_group *bg;
+
+	list_for_each_entry(bg, &ed->groups, node) {
+		if (!bg->online || bg->root)
+			return "an offline or root group is on the device's list";
+		if (bg->entity.sd != ebfq_group_sched(ed, bg->parent))
+			return "a group is scheduled outside its parent";
+		if (bg->parent && !bg->parent->online)
+			return "a group's parent is offline";
+	}
+#endif
 	return NULL;
 }
 
@@ -220,6 +244,9 @@ static const char *__ebfq_check(struct ebfq_data *ed)
 	}
 	if (queued != ed->queued)
 		return "the device's queued count differs from its queues'";
+	why = ebfq_check_groups(ed);
+	if (why)
+		return why;
 	if (dispatched != ed->in_driver)
 		return "the device's in_driver count differs from its queues'";
 	if (busy != ed->busy_queues)

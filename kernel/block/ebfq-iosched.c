@@ -67,6 +67,7 @@ const char *const ebfq_expire_names[EBFQ_NR_EXPIRE_REASONS] = {
 	[EBFQ_EXP_EMPTY]	= "empty",
 	[EBFQ_EXP_EXITED]	= "exited",
 	[EBFQ_EXP_PREEMPTED]	= "preempted",
+	[EBFQ_EXP_MOVED]	= "moved",
 };
 
 /*
@@ -194,7 +195,11 @@ unsigned long ebfq_budget_feedback(unsigned long budget, unsigned long service,
 /* ------------------------------------------------------------------ */
 /* Queue life cycle.                                                   */
 
-static void ebfq_put_queue(struct ebfq_queue *bq)
+/**
+ * ebfq_put_queue - drop a reference to a queue, freeing it at the last
+ * @bq: the queue
+ */
+void ebfq_put_queue(struct ebfq_queue *bq)
 {
 	struct ebfq_data *ed = bq->ed;
 
@@ -208,6 +213,7 @@ static void ebfq_put_queue(struct ebfq_queue *bq)
 		return;
 	ebfq_wr_stop(ed, bq);
 	list_del(&bq->all_node);
+	ebfq_group_put(bq->group);
 	kmem_cache_free(ebfq_queue_cache, bq);
 }
 
@@ -227,11 +233,14 @@ static const struct ebfq_entity_ops ebfq_queue_entity_ops = {
 };
 
 static void ebfq_queue_setup(struct ebfq_data *ed, struct ebfq_queue *bq,
-			     bool sync, int ioprio)
+			     struct ebfq_group *bg, bool sync, int ioprio)
 {
-	ebfq_entity_init(&bq->entity, &ed->root_sd, &ebfq_queue_entity_ops,
-			 ebfq_ioprio_weight(ioprio), ebfq_ioprio_class(ioprio));
+	ebfq_entity_init(&bq->entity, ebfq_group_sched(ed, bg),
+			 &ebfq_queue_entity_ops, ebfq_ioprio_weight(ioprio),
+			 ebfq_ioprio_class(ioprio));
 	bq->ed = ed;
+	ebfq_group_get(bg);
+	bq->group = bg;
 	bq->sort_list = RB_ROOT;
 	INIT_LIST_HEAD(&bq->fifo);
 	if (sync)
@@ -246,7 +255,8 @@ static void ebfq_queue_setup(struct ebfq_data *ed, struct ebfq_queue *bq,
 	list_add_tail(&bq->all_node, &ed->all_queues);
 }
 
-static struct ebfq_queue *ebfq_queue_create(struct ebfq_data *ed, bool sync,
+static struct ebfq_queue *ebfq_queue_create(struct ebfq_data *ed,
+					    struct ebfq_group *bg, bool sync,
 					    int ioprio)
 {
 	struct ebfq_queue *bq;
@@ -257,18 +267,37 @@ static struct ebfq_queue *ebfq_queue_create(struct ebfq_data *ed, bool sync,
 				   ed->queue->node);
 	if (!bq)
 		return NULL;
-	ebfq_queue_setup(ed, bq, sync, ioprio);
+	ebfq_queue_setup(ed, bq, bg, sync, ioprio);
 	return bq;
 }
 
-/* The async queue of @ioprio, made on first use; the device keeps a ref. */
-static struct ebfq_queue *ebfq_async_queue(struct ebfq_data *ed, int ioprio)
+/**
+ * ebfq_async_slot - where a group keeps its async queue of an ioprio
+ * @ed: the device
+ * @bg: the group, NULL for the root
+ * @ioprio: the ioprio
+ */
+struct ebfq_queue **ebfq_async_slot(struct ebfq_data *ed,
+				    struct ebfq_group *bg, int ioprio)
 {
-	struct ebfq_queue **slot;
+	unsigned int class = ebfq_ioprio_class(ioprio);
+	unsigned int level = ebfq_ioprio_level(ioprio);
 
-	slot = &ed->async[ebfq_ioprio_class(ioprio)][ebfq_ioprio_level(ioprio)];
+#ifdef CONFIG_IOSCHED_EBFQ_CGROUP
+	if (bg)
+		return &bg->async[class][level];
+#endif
+	return &ed->async[class][level];
+}
+
+/* The async queue of @ioprio in @bg, made on first use; @bg keeps a ref. */
+static struct ebfq_queue *ebfq_async_queue(struct ebfq_data *ed,
+					   struct ebfq_group *bg, int ioprio)
+{
+	struct ebfq_queue **slot = ebfq_async_slot(ed, bg, ioprio);
+
 	if (!*slot) {
-		*slot = ebfq_queue_create(ed, false, ioprio);
+		*slot = ebfq_queue_create(ed, bg, false, ioprio);
 		if (!*slot)
 			return NULL;
 		(*slot)->ref = 1;
@@ -317,13 +346,51 @@ static struct ebfq_queue *ebfq_get_queue(struct ebfq_data *ed,
 	if (bq)
 		return bq;
 
-	bq = sync ? ebfq_queue_create(ed, true, ioprio) :
-		    ebfq_async_queue(ed, ioprio);
+	/* ebfq_rq_route() puts it in its group when a request comes. */
+	bq = sync ? ebfq_queue_create(ed, NULL, true, ioprio) :
+		    ebfq_async_queue(ed, NULL, ioprio);
 	if (!bq)
 		return &ed->oom_queue;
 	bic->queue[sync] = bq;
 	bq->ref++;
 	return bq;
+}
+
+/*
+ * The queue @rq goes to, in the group of the cgroup its bio belongs to
+ * (for writeback, the cgroup that dirtied the pages): a process that
+ * changed cgroup takes its queue along, an async request goes to its
+ * group's async queue.
+ */
+static struct ebfq_queue *ebfq_rq_route(struct ebfq_data *ed,
+					struct request *rq,
+					struct ebfq_queue *bq)
+{
+	struct ebfq_group *bg;
+	struct ebfq_queue *async;
+
+	lockdep_assert_held(&ed->lock);
+
+	if (!IS_ENABLED(CONFIG_IOSCHED_EBFQ_CGROUP) || !rq->bio ||
+	    bq == &ed->oom_queue)
+		return bq;
+	bg = ebfq_bio_group(ed, rq->bio);
+	if (bq->group == bg)
+		return bq;
+	if (ebfq_queue_sync(bq)) {
+		/* The request holds a reference: expiring cannot free it. */
+		if (bq == ed->in_service)
+			ebfq_expire(ed, bq, EBFQ_EXP_MOVED);
+		ebfq_queue_set_group(ed, bq, bg);
+		return bq;
+	}
+	async = ebfq_async_queue(ed, bg, bq->ioprio);
+	if (!async)
+		return bq;
+	async->ref++;
+	rq->elv.priv[0] = async;
+	ebfq_put_queue(bq);
+	return async;
 }
 
 /* ------------------------------------------------------------------ */
@@ -346,11 +413,14 @@ static void ebfq_update_seek(struct ebfq_queue *bq, struct request *rq)
 	bq->last_end = pos + blk_rq_sectors(rq);
 }
 
-/* The in-service queue got a request: stop waiting for it. */
+/* The in-service queue got a request or expires: stop waiting for it. */
 static void ebfq_stop_idling(struct ebfq_data *ed, struct ebfq_queue *bq)
 {
-	if (__test_and_clear_bit(EBFQ_QF_IDLING, &bq->flags))
+	if (__test_and_clear_bit(EBFQ_QF_IDLING, &bq->flags)) {
 		hrtimer_try_to_cancel(&ed->idle_timer);
+		ebfq_group_stats(ed, bq->group)->idle_ns +=
+			ktime_get_ns() - ed->idle_since_ns;
+	}
 	__clear_bit(EBFQ_QF_WAIT, &bq->flags);
 }
 
@@ -573,7 +643,9 @@ void ebfq_expire(struct ebfq_data *ed, struct ebfq_queue *bq,
 		ebfq_entity_surcharge(entity, charge - entity->service);
 
 	ebfq_stop_idling(ed, bq);
-	__clear_bit(EBFQ_QF_FIRST_DISPATCH, &bq->flags);
+	if (!__test_and_clear_bit(EBFQ_QF_FIRST_DISPATCH, &bq->flags))
+		ebfq_group_stats(ed, bq->group)->service_ns +=
+			now - bq->turn_start_ns;
 	ed->in_service = NULL;
 	ed->expirations[reason]++;
 
@@ -636,6 +708,7 @@ static void ebfq_start_idling(struct ebfq_data *ed, struct ebfq_queue *bq)
 {
 	__clear_bit(EBFQ_QF_WAIT, &bq->flags);
 	__set_bit(EBFQ_QF_IDLING, &bq->flags);
+	ed->idle_since_ns = ktime_get_ns();
 	hrtimer_start(&ed->idle_timer, ns_to_ktime(ed->tun.slice_idle_ns),
 		      HRTIMER_MODE_REL);
 }
@@ -704,7 +777,7 @@ static void ebfq_mark_in_driver(struct ebfq_data *ed, struct request *rq,
 /* Only the idle class has work, and must wait: come back when it may go. */
 static void ebfq_idle_class_wait(struct ebfq_data *ed, u64 now)
 {
-	u64 delay = ebfq_sd_idle_class_delay(&ed->root_sd, now);
+	u64 delay = ed->root_sd.idle_class_wait_ns;
 
 	if (!delay || !ed->queued || ed->idle_class_wait)
 		return;
@@ -714,6 +787,7 @@ static void ebfq_idle_class_wait(struct ebfq_data *ed, u64 now)
 
 static struct request *__ebfq_dispatch(struct ebfq_data *ed)
 {
+	struct ebfq_group_stats *stats;
 	struct ebfq_queue *bq;
 	struct request *rq;
 	u64 now = ebfq_now();
@@ -762,6 +836,9 @@ static struct request *__ebfq_dispatch(struct ebfq_data *ed)
 		bq->turn_start_ns = now;
 	ebfq_entity_charge(&bq->entity, blk_rq_sectors(rq), now);
 	ebfq_wr_dispatched(ed, bq, blk_rq_sectors(rq));
+	stats = ebfq_group_stats(ed, bq->group);
+	stats->sectors += blk_rq_sectors(rq);
+	stats->requests++;
 	bq->head = blk_rq_pos(rq) + blk_rq_sectors(rq);
 out:
 	ebfq_mark_in_driver(ed, rq, now);
@@ -781,12 +858,14 @@ static bool ebfq_dispatch_blocked(struct ebfq_data *ed)
 		      test_bit(EBFQ_QF_IDLING, &bq->flags));
 }
 
-/*
- * Refresh what ->has_work() reports. Returns true when work just became
- * dispatchable outside of blk-mq's own insert and dispatch paths, so the
- * caller must run the hardware queues.
+/**
+ * ebfq_update_has_work - refresh what ->has_work() reports
+ * @ed: the device
+ *
+ * Returns true when work just became dispatchable outside of blk-mq's own
+ * insert and dispatch paths, so the caller must run the hardware queues.
  */
-static bool ebfq_update_has_work(struct ebfq_data *ed)
+bool ebfq_update_has_work(struct ebfq_data *ed)
 {
 	bool had = ed->has_work;
 	bool has = !list_empty(&ed->dispatch) ||
@@ -959,6 +1038,7 @@ static void ebfq_insert_requests(struct blk_mq_hw_ctx *hctx,
 				list_add_tail(&rq->queuelist, &ed->dispatch);
 			continue;
 		}
+		bq = ebfq_rq_route(ed, rq, bq);
 		ebfq_add_request(ed, bq, rq, now);
 	}
 	ebfq_update_has_work(ed);
@@ -987,6 +1067,23 @@ static bool ebfq_has_work(struct blk_mq_hw_ctx *hctx)
 	return READ_ONCE(ed->has_work);
 }
 
+/* The queue a bio would join, as ebfq_rq_route() will choose it. */
+static struct ebfq_queue *ebfq_bio_queue(struct ebfq_data *ed,
+					 struct ebfq_io_cq *bic,
+					 struct bio *bio)
+{
+	bool sync = op_is_sync(bio->bi_opf);
+	struct ebfq_queue *bq = bic ? bic->queue[sync] : NULL;
+	struct ebfq_group *bg;
+
+	lockdep_assert_held(&ed->lock);
+
+	if (!bq || sync)
+		return bq;
+	bg = ebfq_bio_group(ed, bio);
+	return bq->group == bg ? bq : *ebfq_async_slot(ed, bg, bq->ioprio);
+}
+
 static bool ebfq_bio_merge(struct request_queue *q, struct bio *bio,
 			   unsigned int nr_segs)
 {
@@ -1006,7 +1103,7 @@ static bool ebfq_bio_merge(struct request_queue *q, struct bio *bio,
 	bic = ebfq_current_bic(q);
 	spin_lock_irq(&ed->lock);
 	ed->merge_bio = bio;
-	ed->merge_queue = bic ? bic->queue[op_is_sync(bio->bi_opf)] : NULL;
+	ed->merge_queue = ebfq_bio_queue(ed, bic, bio);
 	merged = blk_mq_sched_try_merge(q, bio, nr_segs, &free);
 	ed->merge_bio = NULL;
 	ed->merge_queue = NULL;
@@ -1157,13 +1254,14 @@ static void ebfq_data_init(struct ebfq_data *ed, struct request_queue *q)
 	INIT_LIST_HEAD(&ed->dispatch);
 	INIT_LIST_HEAD(&ed->all_queues);
 	INIT_LIST_HEAD(&ed->wr_queues);
+	INIT_LIST_HEAD(&ed->groups);
 	ebfq_tunables_init(&ed->tun);
 	ed->auto_max_budget = ebfq_default_max_budget;
 	hrtimer_init(&ed->idle_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	ed->idle_timer.function = ebfq_idle_timer_fn;
 
 	/* Requests nobody's queue could take; it is never freed. */
-	ebfq_queue_setup(ed, &ed->oom_queue, true,
+	ebfq_queue_setup(ed, &ed->oom_queue, NULL, true,
 			 IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 4));
 	ed->oom_queue.ref = 1;
 	ed->oom_queue.pid = 0;
@@ -1173,6 +1271,7 @@ static int ebfq_init_sched(struct request_queue *q, struct elevator_type *e)
 {
 	struct ebfq_data *ed = kzalloc_node(sizeof(*ed), GFP_KERNEL, q->node);
 	struct elevator_queue *eq = ed ? elevator_alloc(q, e) : NULL;
+	int ret;
 
 	if (!eq) {
 		kfree(ed);
@@ -1185,7 +1284,15 @@ static int ebfq_init_sched(struct request_queue *q, struct elevator_type *e)
 
 	eq->elevator_data = ed;
 	q->elevator = eq;
-	return 0;
+
+	/* Groups need q->elevator: the blkcg core calls back with q. */
+	ret = ebfq_cgroup_init(ed);
+	if (ret) {
+		q->elevator = NULL;
+		kobject_put(&eq->kobj);
+		kfree(ed);
+	}
+	return ret;
 }
 
 static void ebfq_exit_sched(struct elevator_queue *e)
@@ -1194,6 +1301,8 @@ static void ebfq_exit_sched(struct elevator_queue *e)
 	struct ebfq_queue *bq, *tmp;
 	int class, level;
 
+	/* Every group goes offline, handing its queues to the root. */
+	ebfq_cgroup_exit(ed);
 	hrtimer_cancel(&ed->idle_timer);
 
 	spin_lock_irq(&ed->lock);
@@ -1278,15 +1387,22 @@ static int __init ebfq_init(void)
 	ebfq_queue_cache = KMEM_CACHE(ebfq_queue, 0);
 	if (!ebfq_queue_cache)
 		return -ENOMEM;
-	ret = elv_register(&ebfq_iosched);
-	if (ret)
-		kmem_cache_destroy(ebfq_queue_cache);
+	/* The policy first: a device may take ebfq once it is registered. */
+	ret = ebfq_cgroup_register();
+	if (!ret) {
+		ret = elv_register(&ebfq_iosched);
+		if (!ret)
+			return 0;
+		ebfq_cgroup_unregister();
+	}
+	kmem_cache_destroy(ebfq_queue_cache);
 	return ret;
 }
 
 static void __exit ebfq_exit(void)
 {
 	elv_unregister(&ebfq_iosched);
+	ebfq_cgroup_unregister();
 	kmem_cache_destroy(ebfq_queue_cache);
 }
 

@@ -99,6 +99,7 @@ struct ebfq_sched_data {
 	struct ebfq_entity *owner;	/* group entity, NULL for the root */
 	u64 idle_class_served_ns;	/* last time the idle class was served */
 	u64 busy_class_served_ns;	/* ... and RT or BE, ns */
+	u64 idle_class_wait_ns;		/* root: why ebfq_sd_select() found none */
 };
 
 struct ebfq_entity {
@@ -146,6 +147,7 @@ void ebfq_entity_charge(struct ebfq_entity *entity, unsigned long sectors,
 void ebfq_entity_surcharge(struct ebfq_entity *entity, unsigned long sectors);
 u64 ebfq_sd_idle_class_delay(const struct ebfq_sched_data *sd, u64 now_ns);
 void ebfq_entity_expire(struct ebfq_entity *entity, bool backlogged);
+void ebfq_entity_move(struct ebfq_entity *entity, struct ebfq_sched_data *sd);
 bool ebfq_sd_busy(const struct ebfq_sched_data *sd);
 bool ebfq_entity_eligible(struct ebfq_entity *entity);
 bool ebfq_entity_asymmetric(const struct ebfq_entity *entity);
@@ -174,6 +176,7 @@ enum ebfq_expire_reason {
 	EBFQ_EXP_EMPTY,		/* it ran dry and idling could not pay */
 	EBFQ_EXP_EXITED,	/* its last process went away */
 	EBFQ_EXP_PREEMPTED,	/* a weight-raised queue needs the device */
+	EBFQ_EXP_MOVED,		/* its process or its group changed group */
 	EBFQ_NR_EXPIRE_REASONS,
 };
 
@@ -197,11 +200,13 @@ enum ebfq_wr_kind {
 };
 
 struct ebfq_data;
+struct ebfq_group;
 
 /* A queue of requests: one process's sync I/O, or a shared async queue. */
 struct ebfq_queue {
 	struct ebfq_entity entity;
 	struct ebfq_data *ed;
+	struct ebfq_group *group;	/* its cgroup's group; NULL: the root */
 	int ref;			/* requests, processes, the scheduler */
 	unsigned long flags;		/* enum ebfq_queue_flag bits, ed->lock */
 
@@ -264,6 +269,18 @@ struct ebfq_tunables {
 	unsigned int wr_max_softrt_rate; /* sectors/s a soft-RT queue asks */
 };
 
+/*
+ * What a group (or the root) received, for io.ebfq.stat and debugfs.
+ * Written under ebfq_data.lock where the scheduler holds it anyway;
+ * readers take the lock, so that nothing is added to the I/O path.
+ */
+struct ebfq_group_stats {
+	u64 sectors;			/* dispatched */
+	u64 requests;			/* dispatched */
+	u64 service_ns;			/* its queues' turns, first dispatch to end */
+	u64 idle_ns;			/* the device idled for its queues */
+};
+
 /* Per-device scheduler state. */
 struct ebfq_data {
 	struct request_queue *queue;
@@ -273,6 +290,9 @@ struct ebfq_data {
 	struct ebfq_queue *in_service;	/* leaf queue in service */
 	struct ebfq_queue *async[EBFQ_NR_CLASSES][IOPRIO_NR_LEVELS];
 	struct ebfq_queue oom_queue;	/* when a queue cannot be allocated */
+	struct list_head groups;	/* online groups (ebfq-cgroup.c) */
+	struct ebfq_group_stats root_stats; /* queues of the root group */
+	u64 idle_since_ns;		/* the queue in service began to idle */
 	struct list_head dispatch;	/* requests that bypass the queues */
 	struct list_head all_queues;	/* every queue, for debugfs */
 
@@ -338,6 +358,10 @@ struct ebfq_data {
 
 /* ebfq-iosched.c */
 unsigned long ebfq_max_budget(const struct ebfq_data *ed);
+void ebfq_put_queue(struct ebfq_queue *bq);
+struct ebfq_queue **ebfq_async_slot(struct ebfq_data *ed,
+				    struct ebfq_group *bg, int ioprio);
+bool ebfq_update_has_work(struct ebfq_data *ed);
 unsigned long ebfq_budget_feedback(unsigned long budget, unsigned long service,
 				   enum ebfq_expire_reason reason,
 				   unsigned long min_budget,
@@ -378,6 +402,125 @@ unsigned long ebfq_wr_charge(struct ebfq_data *ed, struct ebfq_queue *bq,
 bool ebfq_dq_hold(const struct ebfq_data *ed, const struct ebfq_queue *bq,
 		  const struct request *rq);
 bool ebfq_wr_preempts(struct ebfq_data *ed, struct ebfq_queue *bq);
+
+/* ------------------------------------------------------------------ */
+/* Groups (ebfq-cgroup.c): the io controller's cgroups as entities.    */
+
+#ifdef CONFIG_IOSCHED_EBFQ_CGROUP
+#include "blk-cgroup.h"
+
+/* io.ebfq.weight: the range, and the weight of a cgroup nobody set. */
+#define EBFQ_GROUP_WEIGHT_MIN		1
+#define EBFQ_GROUP_WEIGHT_MAX		10000
+#define EBFQ_GROUP_WEIGHT_DEFAULT	100
+
+/*
+ * One cgroup on one device: an entity of its parent's scheduler (the
+ * root's for a top-level cgroup) and the scheduler of its own queues and
+ * child groups. The root cgroup's group is never scheduled: its queues
+ * are the device's root scheduler's, and have group NULL.
+ */
+struct ebfq_group {
+	struct blkg_policy_data pd;	/* must be first: the blkcg core's */
+	struct ebfq_entity entity;	/* in its parent's scheduler */
+	struct ebfq_sched_data sd;	/* its queues and child groups */
+	struct ebfq_data *ed;
+	struct ebfq_group *parent;	/* NULL: a child of the root */
+	/*
+	 * The blkcg core's (until ->pd_free_fn()), one per queue and child
+	 * group in it, one while its entity is known to the engine.
+	 */
+	refcount_t ref;
+	bool root;			/* the root cgroup's: never scheduled */
+	bool online;			/* false once offline: nothing joins */
+	unsigned int dev_weight;	/* io.ebfq.weight here, 0: the default */
+	unsigned int weight;		/* the weight in force, not raised */
+	unsigned int wr_nr;		/* raised queues in it and below */
+	struct ebfq_queue *async[EBFQ_NR_CLASSES][IOPRIO_NR_LEVELS];
+	struct list_head node;		/* on ebfq_data.groups while online */
+	struct ebfq_group_stats stats;	/* under ebfq_data.lock */
+};
+
+static inline struct ebfq_sched_data *
+ebfq_group_sched(struct ebfq_data *ed, struct ebfq_group *bg)
+{
+	return bg ? &bg->sd : &ed->root_sd;
+}
+
+static inline struct ebfq_group_stats *
+ebfq_group_stats(struct ebfq_data *ed, struct ebfq_group *bg)
+{
+	return bg ? &bg->stats : &ed->root_stats;
+}
+
+int ebfq_cgroup_register(void);
+void ebfq_cgroup_unregister(void);
+int ebfq_cgroup_init(struct ebfq_data *ed);
+void ebfq_cgroup_exit(struct ebfq_data *ed);
+struct ebfq_group *ebfq_bio_group(struct ebfq_data *ed, struct bio *bio);
+void ebfq_group_get(struct ebfq_group *bg);
+void ebfq_group_put(struct ebfq_group *bg);
+void ebfq_queue_set_group(struct ebfq_data *ed, struct ebfq_queue *bq,
+			  struct ebfq_group *bg);
+void ebfq_group_raised(struct ebfq_data *ed, struct ebfq_group *bg, int delta);
+void ebfq_group_print_stats(struct seq_file *sf, struct ebfq_data *ed,
+			    struct ebfq_group *bg);
+#else
+static inline struct ebfq_sched_data *
+ebfq_group_sched(struct ebfq_data *ed, struct ebfq_group *bg)
+{
+	return &ed->root_sd;
+}
+
+static inline struct ebfq_group_stats *
+ebfq_group_stats(struct ebfq_data *ed, struct ebfq_group *bg)
+{
+	return &ed->root_stats;
+}
+
+static inline int ebfq_cgroup_register(void)
+{
+	return 0;
+}
+
+static inline void ebfq_cgroup_unregister(void)
+{
+}
+
+static inline int ebfq_cgroup_init(struct ebfq_data *ed)
+{
+	return 0;
+}
+
+static inline void ebfq_cgroup_exit(struct ebfq_data *ed)
+{
+}
+
+static inline struct ebfq_group *ebfq_bio_group(struct ebfq_data *ed,
+						struct bio *bio)
+{
+	return NULL;
+}
+
+static inline void ebfq_group_get(struct ebfq_group *bg)
+{
+}
+
+static inline void ebfq_group_put(struct ebfq_group *bg)
+{
+}
+
+static inline void ebfq_queue_set_group(struct ebfq_data *ed,
+					struct ebfq_queue *bq,
+					struct ebfq_group *bg)
+{
+}
+
+static inline void ebfq_group_raised(struct ebfq_data *ed,
+				     struct ebfq_group *bg, int delta)
+{
+}
+#endif /* CONFIG_IOSCHED_EBFQ_CGROUP */
 
 #ifdef CONFIG_IOSCHED_EBFQ_DEBUG
 void ebfq_check(struct ebfq_data *ed);

@@ -286,9 +286,38 @@ static int ebfq_queues_show(void *data, struct seq_file *m)
 	return 0;
 }
 
+#ifdef CONFIG_IOSCHED_EBFQ_CGROUP
+/* The root's queues, then one line per online group of the device. */
+static int ebfq_groups_show(void *data, struct seq_file *m)
+{
+	struct request_queue *q = data;
+	struct ebfq_data *ed = q->elevator->elevator_data;
+	struct ebfq_group *bg;
+	char path[64];
+
+	spin_lock_irq(&ed->lock);
+	seq_puts(m, "/ weight=- dev_weight=- raised=- where=- ");
+	ebfq_group_print_stats(m, ed, NULL);
+	seq_putc(m, '\n');
+	list_for_each_entry(bg, &ed->groups, node) {
+		cgroup_path(bg->pd.blkg->blkcg->css.cgroup, path, sizeof(path));
+		seq_printf(m, "%s weight=%u dev_weight=%u raised=%u where=%s ",
+			   path, bg->weight, bg->dev_weight, bg->wr_nr,
+			   ebfq_where_names[bg->entity.where]);
+		ebfq_group_print_stats(m, ed, bg);
+		seq_putc(m, '\n');
+	}
+	spin_unlock_irq(&ed->lock);
+	return 0;
+}
+#endif
+
 const struct blk_mq_debugfs_attr ebfq_queue_debugfs_attrs[] = {
 	{"state", 0400, ebfq_state_show},
 	{"queues", 0400, ebfq_queues_show},
+#ifdef CONFIG_IOSCHED_EBFQ_CGROUP
+	{"groups", 0400, ebfq_groups_show},
+#endif
 	{},
 };
 #endif /* CONFIG_BLK_DEBUG_FS */

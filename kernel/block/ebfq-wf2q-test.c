@@ -518,6 +518,114 @@ static void ebfq_test_hierarchy(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, q2.holds, q2.forgets);
 }
 
+/*
+ * Entities move between groups (a process changed cgroup, a group went
+ * offline): work and budget go along, the group left behind goes idle,
+ * an idle entity forgets its history, and every hold has its forget.
+ */
+static void ebfq_test_move(struct kunit *test)
+{
+	struct ebfq_sched_data root, asd, bsd;
+	struct test_entity ga, gb, q1, q2;
+	int i;
+
+	ebfq_sd_init(&root, NULL);
+	te_init(&ga, &root, 100, EBFQ_CLASS_BE, 256);
+	te_init(&gb, &root, 100, EBFQ_CLASS_BE, 256);
+	ebfq_sd_init(&asd, &ga.e);
+	ebfq_sd_init(&bsd, &gb.e);
+	te_init(&q1, &asd, 40, EBFQ_CLASS_BE, 64);
+	te_init(&q2, &asd, 40, EBFQ_CLASS_BE, 64);
+
+	ebfq_entity_activate(&q1.e, false);
+	ebfq_entity_activate(&q2.e, false);
+	serve(test, &root, 0, 64, true);
+	EXPECT_SD_SOUND(test, &root);
+
+	/* An active queue moves to B: B becomes busy, A keeps q2. */
+	ebfq_entity_move(&q1.e, &bsd);
+	KUNIT_EXPECT_PTR_EQ(test, q1.e.sd, &bsd);
+	KUNIT_EXPECT_EQ(test, q1.e.where, EBFQ_ACTIVE);
+	KUNIT_EXPECT_EQ(test, q1.e.budget, 64UL);
+	KUNIT_EXPECT_EQ(test, gb.e.where, EBFQ_ACTIVE);
+	KUNIT_EXPECT_EQ(test, ga.e.where, EBFQ_ACTIVE);
+	EXPECT_SD_SOUND(test, &root);
+
+	/* The last one leaves A: A is no longer active. */
+	ebfq_entity_move(&q2.e, &bsd);
+	KUNIT_EXPECT_NE(test, ga.e.where, EBFQ_ACTIVE);
+	EXPECT_SD_SOUND(test, &root);
+	for (i = 0; i < 100; i++)
+		KUNIT_EXPECT_PTR_EQ(test, serve(test, &root, 0, 64, true)->e.sd,
+				    &bsd);
+	EXPECT_SD_SOUND(test, &root);
+
+	/*
+	 * An idle queue forgets, an unknown one only changes scheduler. q2
+	 * goes idle owed far more than its lag: its finish stays ahead of V.
+	 */
+	for (;;) {
+		struct ebfq_entity *e = ebfq_sd_select(&root, 0);
+
+		KUNIT_ASSERT_NOT_NULL(test, e);
+		ebfq_entity_charge(e, e == &q2.e ? 6400 : 64, 0);
+		ebfq_entity_expire(e, e != &q2.e);
+		if (e == &q2.e)
+			break;
+	}
+	KUNIT_EXPECT_EQ(test, q2.e.where, EBFQ_IDLE);
+	ebfq_entity_move(&q2.e, &asd);
+	KUNIT_EXPECT_EQ(test, q2.e.where, EBFQ_NOWHERE);
+	ebfq_entity_move(&q2.e, &bsd);
+	KUNIT_EXPECT_PTR_EQ(test, q2.e.sd, &bsd);
+	EXPECT_SD_SOUND(test, &root);
+	ebfq_entity_deactivate(&q1.e);
+
+	for (i = 0; i < EBFQ_NR_CLASSES; i++)
+		KUNIT_EXPECT_EQ(test, asd.tree[i].wsum + bsd.tree[i].wsum, 0UL);
+	ebfq_sd_flush_idle(&asd);
+	ebfq_sd_flush_idle(&bsd);
+	ebfq_sd_flush_idle(&root);
+	KUNIT_EXPECT_EQ(test, q1.holds, q1.forgets);
+	KUNIT_EXPECT_EQ(test, q2.holds, q2.forgets);
+	KUNIT_EXPECT_EQ(test, ga.holds, ga.forgets);
+	KUNIT_EXPECT_EQ(test, gb.holds, gb.forgets);
+}
+
+/*
+ * A group with only idle-class work that must still wait is not left in
+ * service: it goes back among its peers, and the wait is reported.
+ */
+static void ebfq_test_group_idle_class(struct kunit *test)
+{
+	struct ebfq_sched_data root, gsd;
+	struct test_entity group, idle;
+	u64 now = 10 * EBFQ_IDLE_CLASS_GRACE_NS;
+
+	ebfq_sd_init(&root, NULL);
+	te_init(&group, &root, 100, EBFQ_CLASS_BE, 64);
+	ebfq_sd_init(&gsd, &group.e);
+	te_init(&idle, &gsd, 10, EBFQ_CLASS_IDLE, 64);
+	gsd.busy_class_served_ns = now;
+	gsd.idle_class_served_ns = now;
+
+	ebfq_entity_activate(&idle.e, false);
+	KUNIT_EXPECT_NULL(test, ebfq_sd_select(&root, now));
+	KUNIT_EXPECT_EQ(test, root.idle_class_wait_ns,
+			(u64)EBFQ_IDLE_CLASS_GRACE_NS);
+	KUNIT_EXPECT_NULL(test, root.in_service);
+	KUNIT_EXPECT_EQ(test, group.e.where, EBFQ_ACTIVE);
+	EXPECT_SD_SOUND(test, &root);
+
+	now += EBFQ_IDLE_CLASS_GRACE_NS;
+	KUNIT_EXPECT_PTR_EQ(test, ebfq_sd_select(&root, now), &idle.e);
+	ebfq_entity_charge(&idle.e, 64, now);
+	ebfq_entity_expire(&idle.e, false);
+	ebfq_sd_flush_idle(&gsd);
+	ebfq_sd_flush_idle(&root);
+	KUNIT_EXPECT_EQ(test, group.holds, group.forgets);
+}
+
 /* The checks themselves: each kind of damage is named. */
 static void ebfq_test_check_detects(struct kunit *test)
 {
@@ -618,6 +726,8 @@ static struct kunit_case ebfq_wf2q_cases[] = {
 	KUNIT_CASE(ebfq_test_classes),
 	KUNIT_CASE(ebfq_test_weight_change),
 	KUNIT_CASE(ebfq_test_hierarchy),
+	KUNIT_CASE(ebfq_test_move),
+	KUNIT_CASE(ebfq_test_group_idle_class),
 	KUNIT_CASE(ebfq_test_budget_feedback),
 	KUNIT_CASE(ebfq_test_check_detects),
 	{}

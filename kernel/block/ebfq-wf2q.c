@@ -350,22 +350,32 @@ static struct ebfq_service_tree *ebfq_sd_pick_tree(struct ebfq_sched_data *sd,
  *
  * Walks down the hierarchy, putting the chosen entity of every level in
  * service, and returns the leaf, or NULL when nobody is busy, or when only
- * the idle class is and ebfq_sd_idle_class_delay() says it must wait.
+ * the idle class is and ebfq_sd_idle_class_delay() says it must wait; then
+ * @sd->idle_class_wait_ns says for how long.
  */
 struct ebfq_entity *ebfq_sd_select(struct ebfq_sched_data *sd, u64 now_ns)
 {
+	struct ebfq_sched_data *root = sd;
 	struct ebfq_entity *entity;
 
+	root->idle_class_wait_ns = 0;
 	for (;;) {
 		entity = sd->in_service;
 		if (!entity) {
 			struct ebfq_service_tree *st = ebfq_sd_pick_tree(sd, now_ns);
 
-			if (!st)
+			entity = st ? ebfq_tree_first_eligible(st) : NULL;
+			if (!entity) {
+				/*
+				 * A group whose idle class must wait: it
+				 * goes back, as it was, among its peers.
+				 */
+				root->idle_class_wait_ns =
+					ebfq_sd_idle_class_delay(sd, now_ns);
+				if (sd->owner)
+					ebfq_entity_expire(sd->owner, true);
 				return NULL;
-			entity = ebfq_tree_first_eligible(st);
-			if (!entity)
-				return NULL;
+			}
 			ebfq_active_remove(st, entity);
 			entity->where = EBFQ_IN_SERVICE;
 			entity->service = 0;
@@ -464,6 +474,44 @@ void ebfq_entity_expire(struct ebfq_entity *entity, bool backlogged)
 }
 
 /**
+ * ebfq_entity_move - move an entity that is not in service to @sd
+ * @entity: the entity, active, idle or unknown to the engine
+ * @sd: the scheduler it belongs to from now on (a group moved, or a queue
+ *	whose process changed group)
+ *
+ * An active entity keeps its work and budget and starts afresh at @sd's
+ * virtual time: its old timestamps mean nothing there. The group it
+ * leaves is deactivated if it has nothing else to serve. An idle entity
+ * forgets its history. May free @entity if it was idle.
+ */
+void ebfq_entity_move(struct ebfq_entity *entity, struct ebfq_sched_data *sd)
+{
+	struct ebfq_sched_data *old = entity->sd;
+	struct ebfq_service_tree *st = ebfq_entity_tree(entity);
+	bool active = entity->where == EBFQ_ACTIVE;
+
+	if (WARN_ON_ONCE(entity->where == EBFQ_IN_SERVICE))
+		return;
+
+	/* Alive until the end, whatever the trees held. */
+	entity->ops->hold(entity);
+	if (active) {
+		ebfq_active_remove(st, entity);
+		st->wsum -= entity->weight;
+		ebfq_forget(entity);
+		if (!ebfq_sd_busy(old) && old->owner)
+			ebfq_entity_deactivate(old->owner);
+	} else if (entity->where == EBFQ_IDLE) {
+		rb_erase_cached(&entity->node, &st->idle);
+		ebfq_forget(entity);
+	}
+	entity->sd = sd;
+	if (active)
+		ebfq_entity_activate(entity, true);
+	entity->ops->forget(entity);
+}
+
+/**
  * ebfq_entity_eligible - whether an active entity could be chosen now
  * @entity: the entity
  *
@@ -497,27 +545,34 @@ bool ebfq_sd_busy(const struct ebfq_sched_data *sd)
  * ebfq_entity_asymmetric - whether entities served lately differ from one
  * @entity: an entity in service
  *
- * True if an entity that waits on an idle tree of @entity's scheduler (it
- * was served lately and may come back soon) has another weight or class.
- * Then the shares hold only if the device waits for @entity when it runs
- * dry: served at once, whichever comes back first would take the device,
- * and the shares would follow who asks first rather than the weights.
+ * True if an entity that waits on an idle tree of @entity's scheduler, or
+ * of a scheduler above it, (it was served lately and may come back soon)
+ * has another weight or class than its peer in service there, or if
+ * either is a group, whose children ask more often the more of them
+ * there are. Then the shares hold only if the device waits for @entity
+ * when it runs dry: served at once, whichever comes back first would take
+ * the device, and the shares would follow who asks first rather than the
+ * weights.
  */
 bool ebfq_entity_asymmetric(const struct ebfq_entity *entity)
 {
-	const struct ebfq_sched_data *sd = entity->sd;
-	unsigned int i;
+	for (; entity; entity = entity->sd->owner) {
+		const struct ebfq_sched_data *sd = entity->sd;
+		unsigned int i;
 
-	for (i = 0; i < EBFQ_NR_CLASSES; i++) {
-		struct rb_node *node;
+		for (i = 0; i < EBFQ_NR_CLASSES; i++) {
+			struct rb_node *node;
 
-		for (node = rb_first_cached(&sd->tree[i].idle); node;
-		     node = rb_next(node)) {
-			const struct ebfq_entity *other = ebfq_node_entity(node);
+			for (node = rb_first_cached(&sd->tree[i].idle); node;
+			     node = rb_next(node)) {
+				const struct ebfq_entity *other =
+					ebfq_node_entity(node);
 
-			if (i != entity->class_idx ||
-			    other->weight != entity->weight)
-				return true;
+				if (i != entity->class_idx ||
+				    other->weight != entity->weight ||
+				    other->child_sd || entity->child_sd)
+					return true;
+			}
 		}
 	}
 	return false;

@@ -214,6 +214,8 @@ static void ebfq_wr_start(struct ebfq_data *ed, struct ebfq_queue *bq,
 		list_add_tail(&bq->wr_node, &ed->wr_queues);
 		/* ->limit_depth() reads it without the lock. */
 		WRITE_ONCE(ed->wr_nr, ed->wr_nr + 1);
+		/* Its groups are raised with it, or it would wait for peers. */
+		ebfq_group_raised(ed, bq->group, 1);
 	}
 	/* A soft-RT queue that keeps its pattern renews its raising. */
 	if (bq->wr_kind != kind || kind == EBFQ_WR_INTERACTIVE) {
@@ -244,6 +246,7 @@ void ebfq_wr_stop(struct ebfq_data *ed, struct ebfq_queue *bq)
 		return;
 	list_del_init(&bq->wr_node);
 	WRITE_ONCE(ed->wr_nr, ed->wr_nr - 1);
+	ebfq_group_raised(ed, bq->group, -1);
 	bq->wr_kind = EBFQ_WR_NONE;
 	bq->wr_coeff = 1;
 	ebfq_wr_set_weight(bq);
