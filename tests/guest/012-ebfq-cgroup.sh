@@ -1,0 +1,216 @@
+# SPDX-License-Identifier: GPL-2.0
+# Hierarchical scheduling: cgroup v2 groups weighted by io.ebfq.weight, on
+# null_blk with simulated device time (irqmode=2), as in 007:
+#  - three groups of weights 100:200:400, a sequential reader in each:
+#    shares within +-5 % of 1:2:4;
+#  - two readers in one group, one in another, equal weights: the groups,
+#    not the processes, split 50:50 (+-5 %);
+#  - a writer (O_DIRECT) in a weight-100 group against a reader in a
+#    weight-1000 group: the reader gets at least 85 %;
+#  - a per-device override applies to that device only, "MAJ:MIN default"
+#    removes it, and "default W" changes every device without override;
+#  - bad input to io.ebfq.weight is refused and changes nothing;
+#  - io.ebfq.stat counts what each group received.
+# Shares are sectors read in the same time, figures to the log.
+
+cg=/sys/fs/cgroup
+
+requires() {
+	command -v fio >/dev/null || { echo "needs fio"; return 1; }
+	kernel_schedulers | grep -qx ebfq || { echo "kernel without ebfq"; return 1; }
+	[ -d /sys/kernel/config/nullb ] || { echo "needs null_blk configfs"; return 1; }
+	grep -qw io "$cg/cgroup.controllers" 2>/dev/null ||
+		{ echo "needs cgroup v2 with the io controller"; return 1; }
+}
+
+# group_make NAME WEIGHT: a child of the root with io.ebfq.weight WEIGHT.
+group_make() {
+	mkdir -p "$cg/$1"
+	echo "$2" >"$cg/$1/io.ebfq.weight"
+}
+
+# in_group NAME CMD...: run CMD (a function too) in a subshell that is a
+# member of cgroup NAME ("0" moves the writer itself).
+in_group() {
+	(
+		echo 0 >"$cg/$1/cgroup.procs"
+		shift
+		"$@"
+	)
+}
+
+# KiB read (terse field 6) or written (field 47) by a fio job.
+fio_kib() {
+	fio --minimal --eta=never "$@" | awk -F';' '{ print $6 + $47 }'
+}
+
+within() {
+	awk -v h="$1" -v w="$2" -v p="$3" 'BEGIN { d = h - w; if (d < 0) d = -d; exit !(d <= w * p / 100) }'
+}
+
+# share_check WHAT HAVE TOTAL PARTS OF PCT
+share_check() {
+	want=$(($3 * $4 / $5))
+	have_pct=$(awk -v h="$2" -v t="$3" 'BEGIN { printf "%.1f", 100 * h / t }')
+	want_pct=$(awk -v p="$4" -v o="$5" 'BEGIN { printf "%.1f", 100 * p / o }')
+	if within "$2" "$want" "$6"; then
+		ok "$1 got $have_pct % (want $want_pct % +-$6 %)"
+	else
+		not_ok "$1 got its share" "$have_pct % of $3 KiB; want $want_pct % +-$6 %"
+	fi
+}
+
+# readers GROUP:OFFSET_MIB...: one reader per argument, all at once, for
+# $secs s; prints the KiB each read, in order.
+readers() {
+	i=0
+	for spec in "$@"; do
+		i=$((i + 1))
+		# shellcheck disable=SC2086
+		in_group "${spec%%:*}" fio_kib $common --name="r$i" \
+			--offset="${spec#*:}M" >"/tmp/ebfq-cg.$i" &
+	done
+	wait
+	j=0
+	while [ "$j" -lt "$i" ]; do
+		j=$((j + 1))
+		cat "/tmp/ebfq-cg.$j"
+	done | tr '\n' ' '
+	rm -f /tmp/ebfq-cg.*
+}
+
+weights_test() {
+	group_make ebfq-a 100
+	group_make ebfq-b 200
+	group_make ebfq-c 400
+	shares=$(readers ebfq-a:0 ebfq-b:256 ebfq-c:512)
+	note "groups 100:200:400 read $shares KiB in ${secs}s"
+	note "$(cat "/sys/kernel/debug/block/$dev/sched/groups" 2>/dev/null)"
+	# shellcheck disable=SC2086
+	set -- $shares
+	total=$(($1 + $2 + $3))
+	if [ "$total" -eq 0 ]; then
+		not_ok "readers in groups made progress" "fio read nothing"
+		return 0
+	fi
+	share_check "group of weight 100" "$1" "$total" 1 7 5
+	share_check "group of weight 200" "$2" "$total" 2 7 5
+	share_check "group of weight 400" "$3" "$total" 4 7 5
+}
+
+groups_not_processes_test() {
+	echo 100 >"$cg/ebfq-b/io.ebfq.weight"
+	echo 100 >"$cg/ebfq-c/io.ebfq.weight"
+	shares=$(readers ebfq-b:0 ebfq-b:256 ebfq-c:512)
+	note "two readers in one group, one in another, equal weights: $shares KiB"
+	# shellcheck disable=SC2086
+	set -- $shares
+	total=$(($1 + $2 + $3))
+	[ "$total" -gt 0 ] || { not_ok "readers made progress" "fio read nothing"; return 0; }
+	share_check "group of two readers" $(($1 + $2)) "$total" 1 2 5
+	share_check "group of one reader" "$3" "$total" 1 2 5
+}
+
+writer_test() {
+	echo 100 >"$cg/ebfq-a/io.ebfq.weight"
+	echo 1000 >"$cg/ebfq-c/io.ebfq.weight"
+	# shellcheck disable=SC2086
+	in_group ebfq-a fio_kib $common --rw=write --name=w --offset=0 >/tmp/ebfq-cg.w &
+	# shellcheck disable=SC2086
+	in_group ebfq-c fio_kib $common --name=r --offset=512M >/tmp/ebfq-cg.r &
+	wait
+	w=$(cat /tmp/ebfq-cg.w) r=$(cat /tmp/ebfq-cg.r)
+	rm -f /tmp/ebfq-cg.*
+	note "writer in weight 100 wrote $w KiB, reader in weight 1000 read $r KiB"
+	pct=$(awk -v r="$r" -v w="$w" 'BEGIN { printf "%.1f", (r + w) ? 100 * r / (r + w) : 0 }')
+	if awk -v p="$pct" 'BEGIN { exit !(p >= 85) }'; then
+		ok "reader of the weight-1000 group got $pct % against a writer (>= 85 %)"
+	else
+		not_ok "reader of the weight-1000 group got >= 85 % against a writer" "it got $pct %"
+	fi
+}
+
+# group_weight DEV GROUP: the weight ebfq uses for GROUP on DEV (debugfs).
+group_weight() {
+	sed -n "s|^/$2 weight=\([0-9]*\) .*|\1|p" "/sys/kernel/debug/block/$1/sched/groups"
+}
+
+override_test() {
+	dev2=$(nullb_create nullb_cg2 submit_queues=1 size=64)
+	set_sched "$dev2" ebfq
+	f=$cg/ebfq-a/io.ebfq.weight
+	echo 100 >"$f"
+	# Both devices know the group once it did I/O there.
+	in_group ebfq-a dd if="/dev/$dev" of=/dev/null bs=4k count=1 iflag=direct 2>/dev/null
+	in_group ebfq-a dd if="/dev/$dev2" of=/dev/null bs=4k count=1 iflag=direct 2>/dev/null
+	mm=$(cat "/sys/block/$dev/dev")
+	echo "$mm 500" >"$f"
+	check "override: '$mm 500' listed in io.ebfq.weight" grep -qx "$mm 500" "$f"
+	check "override: weight 500 on $dev" test "$(group_weight "$dev" ebfq-a)" = 500
+	check "override: weight 100 still on $dev2" test "$(group_weight "$dev2" ebfq-a)" = 100
+	echo "default 300" >"$f"
+	check "default 300: $dev keeps its override" test "$(group_weight "$dev" ebfq-a)" = 500
+	check "default 300: $dev2 follows" test "$(group_weight "$dev2" ebfq-a)" = 300
+	echo "$mm default" >"$f"
+	check "'$mm default' removes the override" test "$(group_weight "$dev" ebfq-a)" = 300
+	check "io.ebfq.weight lists no override" test "$(cat "$f")" = "default 300"
+	bad_input_test "$f" "$mm"
+	nullb_remove nullb_cg2
+}
+
+bad_input_test() {
+	f=$1 mm=$2
+	echo "$mm 700" >"$f"
+	before=$(cat "$f")
+	for bad in abc "$mm 0" 99999 10001 0 -5 "$mm" "$mm 100 7" "$mm abc" \
+		"default 0" default "default 10001" "default 5 5" "1:2:3 4" \
+		"$mm -1" "$mm 18446744073709551616" ""; do
+		if printf '%s\n' "$bad" >"$f" 2>/dev/null; then
+			not_ok "io.ebfq.weight refuses '$bad'" "the write succeeded"
+		elif [ "$(cat "$f")" != "$before" ]; then
+			not_ok "io.ebfq.weight unchanged by '$bad'" "$(cat "$f")"
+		else
+			ok "io.ebfq.weight refuses '$bad', unchanged"
+		fi
+	done
+	echo "$mm default" >"$f"
+}
+
+stat_test() {
+	line=$(grep "^$(cat "/sys/block/$dev/dev") " "$cg/ebfq-c/io.ebfq.stat")
+	note "io.ebfq.stat of ebfq-c: $line"
+	sectors=$(echo "$line" | sed -n 's/.*sectors=\([0-9]*\).*/\1/p')
+	check "io.ebfq.stat counts the sectors ebfq-c received (${sectors:-none})" \
+		test "${sectors:-0}" -gt 0
+}
+
+run() {
+	secs=${EBFQ_FAIR_SECS:-12}
+	echo +io >"$cg/cgroup.subtree_control"
+	dev=$(nullb_create nullb_cg irqmode=2 completion_nsec=200000 \
+		submit_queues=1 hw_queue_depth=32 size=1024)
+	set_sched "$dev" ebfq
+	echo 512 >"/sys/block/$dev/queue/iosched/max_budget"
+	echo 20 >"/sys/block/$dev/queue/iosched/slice_idle"
+	common="--filename=/dev/$dev --direct=1 --ioengine=psync --rw=read --bs=64k
+		--size=256M --time_based --runtime=$secs"
+	if [ ! -e "$cg/ebfq-probe" ] && mkdir "$cg/ebfq-probe" &&
+		[ ! -e "$cg/ebfq-probe/io.ebfq.weight" ]; then
+		rmdir "$cg/ebfq-probe"
+		skip "cgroup weights" "kernel without CONFIG_IOSCHED_EBFQ_CGROUP"
+		nullb_remove nullb_cg
+		return 0
+	fi
+	rmdir "$cg/ebfq-probe"
+
+	dmesg_clear
+	weights_test
+	groups_not_processes_test
+	writer_test
+	stat_test
+	override_test
+	nullb_remove nullb_cg
+	rmdir "$cg/ebfq-a" "$cg/ebfq-b" "$cg/ebfq-c"
+	trouble=$(kernel_trouble)
+	check "no kernel warning (${trouble:-none})" test -z "$trouble"
+}
