@@ -470,7 +470,8 @@ static void ebfq_add_request(struct ebfq_data *ed, struct ebfq_queue *bq,
 				  blk_rq_sectors(rq));
 	ebfq_entity_activate(&bq->entity, raised);
 	/* A raised queue does not wait for the turn of one that is not. */
-	if (raised && ed->in_service && !ebfq_wr_raised(ed->in_service)) {
+	if (raised && ed->in_service && !ebfq_wr_raised(ed->in_service) &&
+	    ebfq_entity_path_eligible(&bq->entity)) {
 		ed->wr_preemptions++;
 		ebfq_expire(ed, ed->in_service, EBFQ_EXP_PREEMPTED);
 	}

@@ -150,6 +150,7 @@ void ebfq_entity_expire(struct ebfq_entity *entity, bool backlogged);
 void ebfq_entity_move(struct ebfq_entity *entity, struct ebfq_sched_data *sd);
 bool ebfq_sd_busy(const struct ebfq_sched_data *sd);
 bool ebfq_entity_eligible(struct ebfq_entity *entity);
+bool ebfq_entity_path_eligible(struct ebfq_entity *entity);
 bool ebfq_entity_asymmetric(const struct ebfq_entity *entity);
 void ebfq_sd_flush_idle(struct ebfq_sched_data *sd);
 u64 ebfq_vt_delta(unsigned long sectors, unsigned int weight);
@@ -380,7 +381,8 @@ static inline bool ebfq_wr_raised(const struct ebfq_queue *bq)
 
 u64 ebfq_wr_duration_ns(u64 peak_rate, unsigned int max_time_ms);
 u64 ebfq_softrt_next_start(u64 busy_start_ns, unsigned long busy_service,
-			   unsigned int max_rate, u64 idle_start_ns);
+			   unsigned int max_rate, u64 idle_start_ns,
+			   u64 min_idle_ns);
 unsigned long ebfq_time_charge(unsigned long service, unsigned long budget,
 			       unsigned long max_budget, u64 elapsed_ns,
 			       unsigned int timeout_ms, u64 peak_rate,

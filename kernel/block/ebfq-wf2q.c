@@ -232,8 +232,9 @@ static void __ebfq_entity_activate(struct ebfq_entity *entity, bool fresh)
  *
  * Its start is V, or its old finish if that is still remembered, later,
  * and @fresh is false; its finish is start + budget / weight. Groups above
- * it that were not busy become busy too, remembering as usual: a fresh
- * start is the leaf's (a raised queue's) privilege, not its group's.
+ * it that were not busy become busy too, fresh if it is: a raised queue
+ * that had to wait for its group's remembered finish would wait for the
+ * turns of other groups, which is what raising is there to avoid.
  */
 void ebfq_entity_activate(struct ebfq_entity *entity, bool fresh)
 {
@@ -242,7 +243,6 @@ void ebfq_entity_activate(struct ebfq_entity *entity, bool fresh)
 		    entity->where == EBFQ_IN_SERVICE)
 			break;
 		__ebfq_entity_activate(entity, fresh);
-		fresh = false;
 	}
 }
 
@@ -523,6 +523,26 @@ bool ebfq_entity_eligible(struct ebfq_entity *entity)
 {
 	return entity->where == EBFQ_ACTIVE &&
 	       !ebfq_vt_after(entity->start, ebfq_entity_tree(entity)->vtime);
+}
+
+/**
+ * ebfq_entity_path_eligible - whether an active entity would be chosen now
+ * @entity: the entity
+ *
+ * True if it and every group above it are eligible, up to a group in
+ * service: once the entity in service ends its turn, B-WF2Q+ may choose
+ * it. A raised queue that is eligible in its group while its group waits
+ * at a later start would gain nothing from taking the device.
+ */
+bool ebfq_entity_path_eligible(struct ebfq_entity *entity)
+{
+	for (; entity; entity = entity->sd->owner) {
+		if (entity->where == EBFQ_IN_SERVICE)
+			return true;
+		if (!ebfq_entity_eligible(entity))
+			return false;
+	}
+	return true;
 }
 
 /**

@@ -36,16 +36,19 @@ static void ebfq_test_softrt_rule(struct kunit *test)
 	u64 t0 = MS(1000);
 
 	/* 512 sectors at 16384 sectors/s: back no earlier than 31.25 ms. */
-	KUNIT_EXPECT_EQ(test, ebfq_softrt_next_start(t0, 512, 16384, t0 + MS(11)),
+	KUNIT_EXPECT_EQ(test, ebfq_softrt_next_start(t0, 512, 16384, t0 + MS(11),
+						     MS(12)),
 			t0 + 31250000ULL);
-	/* Tiny bursts: still at least a few ms idle after the last one. */
-	KUNIT_EXPECT_EQ(test, ebfq_softrt_next_start(t0, 8, 16384, t0 + MS(1)),
-			t0 + MS(5));
+	/* Tiny bursts: still idle longer than idling waits (8 + 4 ms). */
+	KUNIT_EXPECT_EQ(test, ebfq_softrt_next_start(t0, 8, 16384, t0 + MS(1),
+						     MS(12)),
+			t0 + MS(13));
 	/* A streamer's busy period pushes its next start far away. */
-	KUNIT_EXPECT_GT(test, ebfq_softrt_next_start(t0, 1 << 20, 16384, t0),
+	KUNIT_EXPECT_GT(test, ebfq_softrt_next_start(t0, 1 << 20, 16384, t0,
+						     MS(12)),
 			t0 + MS(60000));
 	/* A zero rate cannot divide by zero. */
-	KUNIT_EXPECT_GT(test, ebfq_softrt_next_start(t0, 1, 0, t0), t0);
+	KUNIT_EXPECT_GT(test, ebfq_softrt_next_start(t0, 1, 0, t0, MS(12)), t0);
 }
 
 static void ebfq_test_time_charge(struct kunit *test)

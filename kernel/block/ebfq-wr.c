@@ -53,8 +53,11 @@ static const unsigned int ebfq_burst_large = 8;
 
 /*
  * A queue is soft real-time if it comes back no earlier than its last busy
- * period's service allows at wr_max_softrt_rate, after at least this long
- * idle (ns): one that is back at once is a continuing stream.
+ * period's service allows at wr_max_softrt_rate, and after being idle
+ * longer than slice_idle plus this (ns): one that is back within the time
+ * idling would have waited for it is a continuing stream that was not
+ * idled for (a reader slowed by a busy CPU, one among several of its
+ * group), not a periodic one.
  */
 static const u64 ebfq_softrt_min_idle_ns = 4 * NSEC_PER_MSEC;
 
@@ -110,17 +113,19 @@ u64 ebfq_wr_duration_ns(u64 peak_rate, unsigned int max_time_ms)
  * @busy_service: sectors dispatched in it
  * @max_rate: the highest rate a soft real-time queue asks, sectors/s
  * @idle_start_ns: when the queue went idle
+ * @min_idle_ns: the shortest idle period that counts
  *
  * A queue that asks for @busy_service sectors every period and no more
  * than @max_rate comes back no earlier than the returned time.
  */
 u64 ebfq_softrt_next_start(u64 busy_start_ns, unsigned long busy_service,
-			   unsigned int max_rate, u64 idle_start_ns)
+			   unsigned int max_rate, u64 idle_start_ns,
+			   u64 min_idle_ns)
 {
 	u64 next = busy_start_ns +
 		   div_u64((u64)busy_service * NSEC_PER_SEC, max(max_rate, 1U));
 
-	return max(next, idle_start_ns + ebfq_softrt_min_idle_ns);
+	return max(next, idle_start_ns + min_idle_ns);
 }
 
 /**
@@ -409,7 +414,9 @@ void ebfq_wr_queue_idle(struct ebfq_data *ed, struct ebfq_queue *bq,
 		bq->softrt_next_ns =
 			ebfq_softrt_next_start(bq->busy_start_ns,
 					       bq->busy_service,
-					       ed->tun.wr_max_softrt_rate, now);
+					       ed->tun.wr_max_softrt_rate, now,
+					       ed->tun.slice_idle_ns +
+					       ebfq_softrt_min_idle_ns);
 }
 
 /**
@@ -460,7 +467,7 @@ bool ebfq_wr_preempts(struct ebfq_data *ed, struct ebfq_queue *bq)
 	if (!ed->wr_nr || ebfq_wr_raised(bq))
 		return false;
 	list_for_each_entry(it, &ed->wr_queues, wr_node)
-		if (ebfq_entity_eligible(&it->entity))
+		if (ebfq_entity_path_eligible(&it->entity))
 			return true;
 	return false;
 }
