@@ -115,7 +115,8 @@ boot_plan() {
 		;;
 	virt-debug)
 		board=virt bkernel=$debug_kernel binitrd=$initrd
-		bappend="ebfq_scale=$scale null_blk.requeue=$requeue_faults"
+		# Each test's time limit grows with the scale, as the boot's does.
+		bappend="ebfq_scale=$scale ebfq_test_timeout=$((600 * scale)) null_blk.requeue=$requeue_faults"
 		btests=${EBFQ_TESTS:-'000*,80*,81*,82*,83*,84*,899*'}
 		bsmp=2 btimeout=$((timeout * scale))
 		;;
