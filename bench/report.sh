@@ -167,6 +167,22 @@ commit=$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)
 		for s in $scheds; do printf ' %s |' "$(cell fairness all "$s" total_mbps)"; done
 		echo
 	fi
+	if has cgroup; then
+		echo
+		echo "## Cgroups: 3 readers in cgroups of weights 100, 200, 400 (expected 14.3 / 28.6 / 57.1 %; only ebfq and bfq have cgroup weights)"
+		echo
+		header "share %"
+		for l in w100 w200 w400; do
+			printf '| %s |' "$l"
+			for s in $scheds; do printf ' %s |' "$(cell cgroup "$l" "$s" share_pct)"; done
+			echo
+		done
+		printf '| worst deviation (points) |'
+		for s in $scheds; do printf ' %s |' "$(cell cgroup all "$s" worst_dev_pct)"; done
+		printf '\n| total MB/s |'
+		for s in $scheds; do printf ' %s |' "$(cell cgroup all "$s" total_mbps)"; done
+		echo
+	fi
 	if has softrt; then
 		echo
 		echo "## Soft real-time: 256 KiB every 40 ms under 2 buffered writers"

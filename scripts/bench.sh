@@ -18,7 +18,7 @@
 #             profile's BENCH_APP; rootfs-overlay/usr/lib/ebfq/bench-record)
 #   --reps N  repetitions (3)
 #   --workloads LIST  a comma-separated subset of startup, fairness,
-#             softrt, cost (e.g. --workloads cost --reps 10: the CPU cost
+#             cgroup, softrt, cost (e.g. --workloads cost --reps 10: the CPU cost
 #             alone, with 10 samples per scheduler)
 #   --scheds LIST  a comma-separated subset of the schedulers (a quicker
 #             look at two of them while working on one; the tables then
@@ -50,11 +50,11 @@ while [ $# -gt 0 ]; do
 	--workloads)
 		workloads=${2:-}
 		case ,$workloads, in
-		,, | *,,*) die "--workloads wants a list of startup, fairness, softrt, cost" ;;
+		,, | *,,*) die "--workloads wants a list of startup, fairness, cgroup, softrt, cost" ;;
 		esac
 		for w in ${workloads//,/ }; do
-			case $w in startup | fairness | softrt | cost) ;; *)
-				die "unknown workload '$w' (startup, fairness, softrt, cost)" ;;
+			case $w in startup | fairness | cgroup | softrt | cost) ;; *)
+				die "unknown workload '$w' (startup, fairness, cgroup, softrt, cost)" ;;
 			esac
 		done
 		shift
