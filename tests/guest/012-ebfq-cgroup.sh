@@ -22,6 +22,11 @@
 cg=/sys/fs/cgroup
 
 requires() {
+	# Measured on vexpress under make check's load: null_blk at 6 MB/s,
+	# the emulated CPU, not the device, paced the readers (56 of 280
+	# turns ended too idle) and the test ran past its 600 s.
+	[ "${EBFQ_BOARD:-}" != vexpress ] ||
+		{ echo "vexpress's emulated CPU, not the device, would pace the readers"; return 1; }
 	command -v fio >/dev/null || { echo "needs fio"; return 1; }
 	kernel_schedulers | grep -qx ebfq || { echo "kernel without ebfq"; return 1; }
 	[ -d /sys/kernel/config/nullb ] || { echo "needs null_blk configfs"; return 1; }
