@@ -34,7 +34,13 @@ run() {
 		>/tmp/fio-soak.log 2>&1 &
 	pid=$!
 	switches=0 readers=0 other=mq-deadline
+	# A line every 5 minutes: the host ends a boot silent for 900 s.
+	last=$(date +%s)
 	while kill -0 "$pid" 2>/dev/null; do
+		if [ $(($(date +%s) - last)) -ge 300 ]; then
+			last=$(date +%s)
+			note "soak: still running, $switches switches, $readers short readers so far"
+		fi
 		(echo "$other" >"/sys/block/$dev/queue/scheduler") 2>/dev/null && switches=$((switches + 1))
 		dd if="/dev/$dev" of=/dev/null bs=4k count=4 iflag=direct 2>/dev/null && readers=$((readers + 1))
 		sleep "$(random_between 5 10)"
