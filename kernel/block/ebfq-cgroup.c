@@ -300,7 +300,6 @@ static void ebfq_pd_offline(struct blkg_policy_data *pd)
 	struct ebfq_data *ed = bg->ed;
 	struct ebfq_queue *bq, *tmp;
 	unsigned long flags;
-	int class, level;
 	bool kick;
 
 	if (bg->root)
@@ -327,15 +326,7 @@ static void ebfq_pd_offline(struct blkg_policy_data *pd)
 		if (child->parent == bg)
 			ebfq_group_set_parent(ed, child, heir);
 
-	for (class = 0; class < EBFQ_NR_CLASSES; class++) {
-		for (level = 0; level < IOPRIO_NR_LEVELS; level++) {
-			bq = bg->async[class][level];
-			if (bq) {
-				bg->async[class][level] = NULL;
-				ebfq_put_queue(bq);
-			}
-		}
-	}
+	ebfq_put_async_queues(bg->async);
 
 	/* Dead children remembered here, then its own idle history. */
 	ebfq_sd_flush_idle(&bg->sd);

@@ -290,6 +290,26 @@ struct ebfq_queue **ebfq_async_slot(struct ebfq_data *ed,
 	return &ed->async[class][level];
 }
 
+/**
+ * ebfq_put_async_queues - drop a group's (or the root's) async queues
+ * @async: its async queue slots, emptied
+ */
+void ebfq_put_async_queues(struct ebfq_queue *async[][IOPRIO_NR_LEVELS])
+{
+	int class, level;
+
+	for (class = 0; class < EBFQ_NR_CLASSES; class++) {
+		for (level = 0; level < IOPRIO_NR_LEVELS; level++) {
+			struct ebfq_queue *bq = async[class][level];
+
+			if (bq) {
+				async[class][level] = NULL;
+				ebfq_put_queue(bq);
+			}
+		}
+	}
+}
+
 /* The async queue of @ioprio in @bg, made on first use; @bg keeps a ref. */
 static struct ebfq_queue *ebfq_async_queue(struct ebfq_data *ed,
 					   struct ebfq_group *bg, int ioprio)
@@ -1300,7 +1320,6 @@ static void ebfq_exit_sched(struct elevator_queue *e)
 {
 	struct ebfq_data *ed = e->elevator_data;
 	struct ebfq_queue *bq, *tmp;
-	int class, level;
 
 	/* Every group goes offline, handing its queues to the root. */
 	ebfq_cgroup_exit(ed);
@@ -1310,15 +1329,7 @@ static void ebfq_exit_sched(struct elevator_queue *e)
 	if (ed->in_service)
 		ebfq_expire(ed, ed->in_service, EBFQ_EXP_EXITED);
 	ebfq_sd_flush_idle(&ed->root_sd);
-	for (class = 0; class < EBFQ_NR_CLASSES; class++) {
-		for (level = 0; level < IOPRIO_NR_LEVELS; level++) {
-			bq = ed->async[class][level];
-			if (bq) {
-				ed->async[class][level] = NULL;
-				ebfq_put_queue(bq);
-			}
-		}
-	}
+	ebfq_put_async_queues(ed->async);
 	WARN_ON_ONCE(ed->queued || ed->in_driver || !list_empty(&ed->dispatch));
 	list_for_each_entry_safe(bq, tmp, &ed->all_queues, all_node) {
 		if (bq == &ed->oom_queue)

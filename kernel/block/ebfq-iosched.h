@@ -360,6 +360,7 @@ struct ebfq_data {
 /* ebfq-iosched.c */
 unsigned long ebfq_max_budget(const struct ebfq_data *ed);
 void ebfq_put_queue(struct ebfq_queue *bq);
+void ebfq_put_async_queues(struct ebfq_queue *async[][IOPRIO_NR_LEVELS]);
 struct ebfq_queue **ebfq_async_slot(struct ebfq_data *ed,
 				    struct ebfq_group *bg, int ioprio);
 bool ebfq_update_has_work(struct ebfq_data *ed);
