@@ -93,6 +93,27 @@ header() {
 	printf '\n'
 }
 
+# share_table WORKLOAD TITLE ROW...: the shares of WORKLOAD's readers, one
+# row each, their worst deviation and their total throughput.
+share_table() {
+	local wl=$1 title=$2 l s
+	shift 2
+	echo
+	echo "## $title"
+	echo
+	header "share %"
+	for l in "$@"; do
+		printf '| %s |' "$l"
+		for s in $scheds; do printf ' %s |' "$(cell "$wl" "$l" "$s" share_pct)"; done
+		echo
+	done
+	printf '| worst deviation (points) |'
+	for s in $scheds; do printf ' %s |' "$(cell "$wl" all "$s" worst_dev_pct)"; done
+	printf '\n| total MB/s |'
+	for s in $scheds; do printf ' %s |' "$(cell "$wl" all "$s" total_mbps)"; done
+	echo
+}
+
 has() {
 	grep -q "^$1	" "$dir/stats.tsv"
 }
@@ -152,36 +173,10 @@ commit=$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)
 		done
 	fi
 	if has fairness; then
-		echo
-		echo "## Fairness: 3 readers at BE levels 0, 4, 7 (expected shares by weight 61.5 / 30.8 / 7.7 %)"
-		echo
-		header "share %"
-		for l in be0 be4 be7; do
-			printf '| %s |' "$l"
-			for s in $scheds; do printf ' %s |' "$(cell fairness "$l" "$s" share_pct)"; done
-			echo
-		done
-		printf '| worst deviation (points) |'
-		for s in $scheds; do printf ' %s |' "$(cell fairness all "$s" worst_dev_pct)"; done
-		printf '\n| total MB/s |'
-		for s in $scheds; do printf ' %s |' "$(cell fairness all "$s" total_mbps)"; done
-		echo
+		share_table fairness "Fairness: 3 readers at BE levels 0, 4, 7 (expected shares by weight 61.5 / 30.8 / 7.7 %)" be0 be4 be7
 	fi
 	if has cgroup; then
-		echo
-		echo "## Cgroups: 3 readers in cgroups of weights 100, 200, 400 (expected 14.3 / 28.6 / 57.1 %; only ebfq and bfq have cgroup weights)"
-		echo
-		header "share %"
-		for l in w100 w200 w400; do
-			printf '| %s |' "$l"
-			for s in $scheds; do printf ' %s |' "$(cell cgroup "$l" "$s" share_pct)"; done
-			echo
-		done
-		printf '| worst deviation (points) |'
-		for s in $scheds; do printf ' %s |' "$(cell cgroup all "$s" worst_dev_pct)"; done
-		printf '\n| total MB/s |'
-		for s in $scheds; do printf ' %s |' "$(cell cgroup all "$s" total_mbps)"; done
-		echo
+		share_table cgroup "Cgroups: 3 readers in cgroups of weights 100, 200, 400 (expected 14.3 / 28.6 / 57.1 %; only ebfq and bfq have cgroup weights)" w100 w200 w400
 	fi
 	if has softrt; then
 		echo
