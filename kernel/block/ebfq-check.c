@@ -255,7 +255,13 @@ static const char *__ebfq_check(struct ebfq_data *ed)
 		return "wr_nr differs from the raised queues";
 
 	if (ed->in_service) {
-		if (ed->root_sd.in_service != &ed->in_service->entity)
+		const struct ebfq_entity *entity = &ed->in_service->entity;
+
+		/* Its groups are in service at every level up to the root. */
+		for (; entity->sd->owner; entity = entity->sd->owner)
+			if (entity->sd->in_service != entity)
+				return "a group of the queue in service is not in service";
+		if (entity->sd != &ed->root_sd || ed->root_sd.in_service != entity)
 			return "the device's queue in service is not its root's";
 	} else if (ed->root_sd.in_service) {
 		return "the root has an entity in service but the device has no queue";
