@@ -24,27 +24,9 @@ requires() {
 	[ -d /sys/kernel/config/nullb ] || { echo "needs null_blk configfs"; return 1; }
 }
 
-# KiB read by each job of a fio run, in job order (terse field 6).
-fio_read_kib() {
-	fio --minimal --eta=never "$@" | cut -d';' -f6
-}
-
-within() {
-	# within HAVE WANT PERCENT: |have - want| <= want * percent / 100
-	awk -v h="$1" -v w="$2" -v p="$3" 'BEGIN { d = h - w; if (d < 0) d = -d; exit !(d <= w * p / 100) }'
-}
-
 # check_share PARTS HAVE: HAVE KiB of $total is PARTS sevenths, +-10 %.
 check_share() {
-	want=$((total * $1 / 7))
-	pct=$(awk -v h="$2" -v t="$total" 'BEGIN { printf "%.1f", 100 * h / t }')
-	wpct=$(awk -v w="$1" 'BEGIN { printf "%.1f", 100 * w / 7 }')
-	if within "$2" "$want" 10; then
-		ok "reader of weight $(($1 * 10)) got $pct % (want $wpct % +-10 %)"
-	else
-		not_ok "reader of weight $(($1 * 10)) got its share" \
-			"$pct % of $total KiB; want $wpct % +-10 % (shares: $shares)"
-	fi
+	share_check "reader of weight $(($1 * 10))" "$2" "$total" "$1" 7 10
 }
 
 run() {
@@ -58,7 +40,7 @@ run() {
 		--size=256M --time_based --runtime=$secs --prioclass=2"
 
 	# shellcheck disable=SC2086
-	shares=$(fio_read_kib $common \
+	shares=$(fio_kib_each $common \
 		--name=w10 --prio=7 --offset=0 \
 		--name=w20 --prio=6 --offset=256M \
 		--name=w40 --prio=4 --offset=512M | tr '\n' ' ')
@@ -75,7 +57,7 @@ run() {
 
 	# IDLE class against BE, then alone.
 	# shellcheck disable=SC2086
-	mix=$(fio_read_kib $common --runtime=$((secs / 2)) \
+	mix=$(fio_kib_each $common --runtime=$((secs / 2)) \
 		--name=be --prio=4 --offset=0 \
 		--name=idle --prioclass=3 --offset=512M | tr '\n' ' ')
 	set -- $mix
@@ -92,9 +74,9 @@ run() {
 	be=0 idle=0
 	for _ in 1 2; do
 		# shellcheck disable=SC2086
-		be=$((be + $(fio_read_kib $common --runtime=$((secs / 4)) --name=be --prio=4)))
+		be=$((be + $(fio_kib_each $common --runtime=$((secs / 4)) --name=be --prio=4)))
 		# shellcheck disable=SC2086
-		idle=$((idle + $(fio_read_kib $common --runtime=$((secs / 4)) --name=idle --prioclass=3)))
+		idle=$((idle + $(fio_kib_each $common --runtime=$((secs / 4)) --name=idle --prioclass=3)))
 	done
 	note "alone: BE read $be KiB, IDLE read $idle KiB (2 x $((secs / 4)) s each)"
 	if [ "$idle" -ge $((be / 2)) ]; then

@@ -19,7 +19,7 @@
 # 55.9 % instead of 14.3/28.6/57.1 in one 12 s run of three). The raising
 # test runs with it on.
 
-cg=/sys/fs/cgroup
+cg=$cgroup_root
 
 requires() {
 	# Measured on vexpress under make check's load: null_blk at 6 MB/s,
@@ -30,74 +30,14 @@ requires() {
 	command -v fio >/dev/null || { echo "needs fio"; return 1; }
 	kernel_schedulers | grep -qx ebfq || { echo "kernel without ebfq"; return 1; }
 	[ -d /sys/kernel/config/nullb ] || { echo "needs null_blk configfs"; return 1; }
-	grep -qw io "$cg/cgroup.controllers" 2>/dev/null ||
-		{ echo "needs cgroup v2 with the io controller"; return 1; }
+	cgroup_needs
 }
 
-# group_make NAME WEIGHT: a child of the root with io.ebfq.weight WEIGHT.
-group_make() {
-	mkdir -p "$cg/$1"
-	echo "$2" >"$cg/$1/io.ebfq.weight"
-}
-
-# in_group NAME CMD...: run CMD (a function too) in a subshell that is a
-# member of cgroup NAME ("0" moves the writer itself).
-in_group() {
-	(
-		echo 0 >"$cg/$1/cgroup.procs"
-		shift
-		"$@"
-	)
-}
-
-# exec_in_group NAME PROGRAM...: the same for a program, which replaces the
-# subshell: $! of "exec_in_group ... &" is the program's pid.
-exec_in_group() {
-	(
-		echo 0 >"$cg/$1/cgroup.procs"
-		shift
-		exec "$@"
-	)
-}
-
-# KiB read (terse field 6) or written (field 47) by a fio job.
-fio_kib() {
-	fio --minimal --eta=never "$@" | awk -F';' '{ print $6 + $47 }'
-}
-
-within() {
-	awk -v h="$1" -v w="$2" -v p="$3" 'BEGIN { d = h - w; if (d < 0) d = -d; exit !(d <= w * p / 100) }'
-}
-
-# share_check WHAT HAVE TOTAL PARTS OF PCT
-share_check() {
-	want=$(($3 * $4 / $5))
-	have_pct=$(awk -v h="$2" -v t="$3" 'BEGIN { printf "%.1f", 100 * h / t }')
-	want_pct=$(awk -v p="$4" -v o="$5" 'BEGIN { printf "%.1f", 100 * p / o }')
-	if within "$2" "$want" "$6"; then
-		ok "$1 got $have_pct % (want $want_pct % +-$6 %)"
-	else
-		not_ok "$1 got its share" "$have_pct % of $3 KiB; want $want_pct % +-$6 %"
-	fi
-}
-
-# readers GROUP:OFFSET_MIB...: one reader per argument, all at once, for
-# $secs s; prints the KiB each read, in order.
+# readers GROUP:OFFSET_MIB...: a reader of $common in each, all at once;
+# prints the KiB each read, in order.
 readers() {
-	i=0
-	for spec in "$@"; do
-		i=$((i + 1))
-		# shellcheck disable=SC2086
-		in_group "${spec%%:*}" fio_kib $common --name="r$i" \
-			--offset="${spec#*:}M" >"/tmp/ebfq-cg.$i" &
-	done
-	wait
-	j=0
-	while [ "$j" -lt "$i" ]; do
-		j=$((j + 1))
-		cat "/tmp/ebfq-cg.$j"
-	done | tr '\n' ' '
-	rm -f /tmp/ebfq-cg.*
+	# shellcheck disable=SC2086
+	group_readers $common -- "$@"
 }
 
 weights_test() {
@@ -139,9 +79,9 @@ writer_test() {
 	echo 100 >"$cg/ebfq-a/io.ebfq.weight"
 	echo 1000 >"$cg/ebfq-c/io.ebfq.weight"
 	# shellcheck disable=SC2086
-	in_group ebfq-a fio_kib $common --rw=write --name=w --offset=0 >/tmp/ebfq-cg.w &
+	in_group ebfq-a fio_kib_each $common --rw=write --name=w --offset=0 >/tmp/ebfq-cg.w &
 	# shellcheck disable=SC2086
-	in_group ebfq-c fio_kib $common --name=r --offset=512M >/tmp/ebfq-cg.r &
+	in_group ebfq-c fio_kib_each $common --name=r --offset=512M >/tmp/ebfq-cg.r &
 	wait
 	w=$(cat /tmp/ebfq-cg.w) r=$(cat /tmp/ebfq-cg.r)
 	rm -f /tmp/ebfq-cg.*
@@ -255,7 +195,6 @@ raising_test() {
 
 run() {
 	secs=${EBFQ_FAIR_SECS:-12}
-	echo +io >"$cg/cgroup.subtree_control"
 	# 64 GiB (not memory backed: nothing is stored).
 	dev=$(nullb_create nullb_cg irqmode=2 completion_nsec=200000 \
 		submit_queues=1 hw_queue_depth=32 size=1024)
@@ -264,14 +203,6 @@ run() {
 	echo 20 >"/sys/block/$dev/queue/iosched/slice_idle"
 	common="--filename=/dev/$dev --direct=1 --ioengine=psync --rw=read --bs=64k
 		--size=256M --time_based --runtime=$secs"
-	if [ ! -e "$cg/ebfq-probe" ] && mkdir "$cg/ebfq-probe" &&
-		[ ! -e "$cg/ebfq-probe/io.ebfq.weight" ]; then
-		rmdir "$cg/ebfq-probe"
-		skip "cgroup weights" "kernel without CONFIG_IOSCHED_EBFQ_CGROUP"
-		nullb_remove nullb_cg
-		return 0
-	fi
-	rmdir "$cg/ebfq-probe"
 
 	dmesg_clear
 	echo 0 >"/sys/block/$dev/queue/iosched/low_latency"

@@ -263,3 +263,97 @@ torture_needs() {
 	kernel_schedulers | grep -qx ebfq || { echo "kernel without ebfq"; return 1; }
 	[ -d /sys/kernel/config/nullb ] || { echo "needs null_blk configfs"; return 1; }
 }
+
+# fio_kib_each FIO-ARGS...: the KiB each job of a fio run read and wrote
+# (terse fields 6 and 47), one line a job, in job order.
+fio_kib_each() {
+	fio --minimal --eta=never "$@" | awk -F';' '{ print $6 + $47 }'
+}
+
+# within HAVE WANT PERCENT: whether |HAVE - WANT| <= WANT * PERCENT / 100.
+within() {
+	awk -v h="$1" -v w="$2" -v p="$3" 'BEGIN { d = h - w; if (d < 0) d = -d; exit !(d <= w * p / 100) }'
+}
+
+# share_check WHAT HAVE TOTAL PARTS OF PERCENT: a test point that HAVE of
+# TOTAL is PARTS/OF of it, within +-PERCENT % (relative).
+share_check() {
+	want=$(($3 * $4 / $5))
+	have_pct=$(awk -v h="$2" -v t="$3" 'BEGIN { printf "%.1f", 100 * h / t }')
+	want_pct=$(awk -v p="$4" -v o="$5" 'BEGIN { printf "%.1f", 100 * p / o }')
+	if within "$2" "$want" "$6"; then
+		ok "$1 got $have_pct % (want $want_pct % +-$6 %)"
+	else
+		not_ok "$1 got its share" "$have_pct % of $3 KiB; want $want_pct % +-$6 %"
+	fi
+}
+
+# The cgroup v2 hierarchy, for the tests of ebfq's groups.
+cgroup_root=/sys/fs/cgroup
+
+# cgroup_needs: what the group tests need, as requires() reports it; makes
+# the io controller available to the root's children.
+cgroup_needs() {
+	grep -qw io "$cgroup_root/cgroup.controllers" 2>/dev/null ||
+		{ echo "needs cgroup v2 with the io controller"; return 1; }
+	echo +io >"$cgroup_root/cgroup.subtree_control"
+	mkdir -p "$cgroup_root/ebfq-probe"
+	if [ ! -e "$cgroup_root/ebfq-probe/io.ebfq.weight" ]; then
+		rmdir "$cgroup_root/ebfq-probe"
+		echo "kernel without ebfq groups (CONFIG_IOSCHED_EBFQ_CGROUP)"
+		return 1
+	fi
+	rmdir "$cgroup_root/ebfq-probe"
+}
+
+# group_make NAME WEIGHT: a child of the root with io.ebfq.weight WEIGHT.
+group_make() {
+	mkdir -p "$cgroup_root/$1"
+	echo "$2" >"$cgroup_root/$1/io.ebfq.weight"
+}
+
+# in_group NAME CMD...: run CMD (a function too) in a subshell that is a
+# member of cgroup NAME.
+in_group() {
+	(
+		echo 0 >"$cgroup_root/$1/cgroup.procs"
+		shift
+		"$@"
+	)
+}
+
+# exec_in_group NAME PROGRAM...: the same for a program, which replaces the
+# subshell: $! of "exec_in_group ... &" is the program's pid.
+exec_in_group() {
+	(
+		echo 0 >"$cgroup_root/$1/cgroup.procs"
+		shift
+		exec "$@"
+	)
+}
+
+# group_readers FIO-ARGS -- GROUP:OFFSET_MIB...: one fio job with FIO-ARGS
+# per GROUP:OFFSET, each in its group, all at once; prints the KiB each
+# read, in order, on one line.
+group_readers() {
+	args=
+	while [ "$1" != -- ]; do
+		args="$args $1"
+		shift
+	done
+	shift
+	i=0
+	for spec in "$@"; do
+		i=$((i + 1))
+		# shellcheck disable=SC2086
+		in_group "${spec%%:*}" fio_kib_each $args --name="r$i" \
+			--offset="${spec#*:}M" >"/tmp/ebfq-readers.$i" &
+	done
+	wait
+	j=0
+	while [ "$j" -lt "$i" ]; do
+		j=$((j + 1))
+		cat "/tmp/ebfq-readers.$j"
+	done | tr '\n' ' '
+	rm -f /tmp/ebfq-readers.*
+}
