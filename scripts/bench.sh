@@ -94,24 +94,6 @@ for f in "$kernel" "$module_cpio" "$initramfs"; do
 	[ -f "$f" ] || die "missing ${f#"$top"/}: run 'make kernel rootfs module'"
 done
 
-# profile_vars NAME: the profile's settings, checked for a benchmark.
-profile_vars() {
-	local f=$top/board-scripts/profiles/$1.profile
-	[ -f "$f" ] || die "unknown profile '$1' (have: $(cd "$top/board-scripts/profiles" && ls -- *.profile | sed 's/\.profile$//' | tr '\n' ' '))"
-	PROFILE_BOARDS='' PROFILE_DRIVES='' BENCH_FILE_MB='' BENCH_TREE='' BENCH_APP=fio
-	MAX_REQUEST_KB= ROTATIONAL=
-	# shellcheck disable=SC1090
-	. "$f"
-	[ -n "$PROFILE_DRIVES" ] && [ -n "$BENCH_FILE_MB" ] && [ -n "$BENCH_TREE" ] ||
-		die "profile '$1' shapes no drive for a benchmark (PROFILE_DRIVES, BENCH_FILE_MB, BENCH_TREE)"
-	board=${PROFILE_BOARDS%% *} drive=${PROFILE_DRIVES%% *}
-	case $drive in
-	vd) dev=vda ;;
-	sd) dev=mmcblk0 ;;
-	*) die "profile '$1': no device name known for drive '$drive'" ;;
-	esac
-}
-
 # watch RESULT PID: print the guest's progress lines until qemu exits.
 watch_progress() {
 	local result=$1 pid=$2 seen=0 line n total secs what eta

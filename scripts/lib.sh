@@ -71,3 +71,23 @@ board_disks() {
 		disk_args+=(--disk "$d=$dir/$d.img")
 	done
 }
+
+# profile_vars NAME: the settings of device profile NAME, checked for a
+# benchmark; also sets board and drive (the first it shapes) and dev (that
+# drive's device in the guest).
+profile_vars() {
+	local f=$top/board-scripts/profiles/$1.profile
+	[ -f "$f" ] || die "unknown profile '$1' (have: $(cd "$top/board-scripts/profiles" && ls -- *.profile | sed 's/\.profile$//' | tr '\n' ' '))"
+	PROFILE_BOARDS='' PROFILE_DRIVES='' BENCH_FILE_MB='' BENCH_TREE='' BENCH_APP=fio
+	MAX_REQUEST_KB= ROTATIONAL=
+	# shellcheck disable=SC1090
+	. "$f"
+	[ -n "$PROFILE_DRIVES" ] && [ -n "$BENCH_FILE_MB" ] && [ -n "$BENCH_TREE" ] ||
+		die "profile '$1' shapes no drive for a benchmark (PROFILE_DRIVES, BENCH_FILE_MB, BENCH_TREE)"
+	board=${PROFILE_BOARDS%% *} drive=${PROFILE_DRIVES%% *}
+	case $drive in
+	vd) dev=vda ;;
+	sd) dev=mmcblk0 ;;
+	*) die "profile '$1': no device name known for drive '$drive'" ;;
+	esac
+}

@@ -31,6 +31,10 @@
 #                    by a vendor's boot loader: the module kernel and the
 #                    board's device tree given to QEMU, no initramfs,
 #                    root=/dev/mmcblk0p2; test 902.
+#   virt-emmc        the test kernel, vda throttled to the emmc device
+#                    profile (board-scripts/profiles/emmc.profile): the
+#                    tests that measure on a device shaped like the product's
+#                    (013). Alone on the host, like the image boots.
 #   virt-debug       the debug kernel (KASAN, UBSAN, kmemleak, ebfq's
 #                    invariant checks), two vCPUs, null_blk requeue faults:
 #                    KUnit and the torture suite (800-849, 899) at
@@ -62,7 +66,7 @@ timeout=${TIMEOUT:-1500}
 # for longer is stuck deeper than the guest can tell (board-scripts --stall).
 stall=${STALL:-900}
 boots=("$@")
-[ ${#boots[@]} -gt 0 ] || boots=(vexpress virt virt-module virt-uboot vexpress-sd virt-debug)
+[ ${#boots[@]} -gt 0 ] || boots=(vexpress virt virt-module virt-uboot vexpress-sd virt-emmc virt-debug)
 uboot=/usr/lib/u-boot/qemu_arm/u-boot.bin
 
 pass=0 fail=0 skipped=0
@@ -93,7 +97,7 @@ fi
 # boot_plan BOOT: sets board, bkernel, binitrd, bappend, btests, bsmp and
 # btimeout.
 boot_plan() {
-	bsmp=1 btimeout=$timeout
+	bsmp=1 btimeout=$timeout bprofile=
 	case $1 in
 	vexpress | virt)
 		board=$1 bkernel=$kernel binitrd=$initrd bappend=
@@ -113,6 +117,12 @@ boot_plan() {
 		bappend="root=/dev/mmcblk0p2 rootfstype=ext4 rootwait rw init=/init"
 		btests=${EBFQ_TESTS:-'902*'}
 		;;
+	virt-emmc)
+		profile_vars emmc
+		bprofile=emmc bkernel=$kernel binitrd=$initrd
+		bappend="ebfq_profile=emmc ebfq_profile_dev=$dev${MAX_REQUEST_KB:+ ebfq_max_kb=$MAX_REQUEST_KB}${ROTATIONAL:+ ebfq_rotational=$ROTATIONAL}"
+		btests=${EBFQ_TESTS:-'013*'}
+		;;
 	virt-debug)
 		board=virt bkernel=$debug_kernel binitrd=$initrd
 		# Each test's time limit grows with the scale, as the boot's does.
@@ -126,7 +136,7 @@ boot_plan() {
 		btests=${EBFQ_TESTS:-'800*,850*,899*'}
 		bsmp=2 btimeout=$((soak_secs + 1800))
 		;;
-	*) die "unknown boot '$1' (vexpress, virt, virt-module, virt-uboot, vexpress-sd, virt-debug, virt-soak)" ;;
+	*) die "unknown boot '$1' (vexpress, virt, virt-module, virt-uboot, vexpress-sd, virt-emmc, virt-debug, virt-soak)" ;;
 	esac
 }
 
@@ -167,7 +177,7 @@ boot_one() {
 		;;
 	*)
 		"$top/board-scripts/$board" --kernel "$bkernel" --initrd "$binitrd" "${disk_args[@]}" --smp "$bsmp" \
-			--result "$dir/result.tap" --log "$dir/console.log" --timeout "$btimeout" --stall "$stall" \
+			${bprofile:+--profile "$bprofile"} --result "$dir/result.tap" --log "$dir/console.log" --timeout "$btimeout" --stall "$stall" \
 			--append "ebfq_mode=check ebfq_board=$board ebfq_devs=$devs ebfq_tests=$btests $bappend" ||
 			rc=$?
 		;;
@@ -183,7 +193,7 @@ image_boot() {
 
 # late_boot BOOT: whether BOOT waits for the first three (see below).
 late_boot() {
-	case $1 in virt-uboot | vexpress-sd | virt-debug | virt-soak) return 0 ;; esac
+	case $1 in virt-uboot | vexpress-sd | virt-emmc | virt-debug | virt-soak) return 0 ;; esac
 	return 1
 }
 
@@ -205,8 +215,9 @@ for b in "${boots[@]}"; do
 		[ -d "$module_root/lib/modules" ] || die "missing $module_root: run 'make module'"
 	fi
 done
-# The disk-image boots (two vCPUs, half a minute each) and the debug boot
-# come once the others are done, one after the other. With four guests at
+# The disk-image boots (two vCPUs, half a minute each), the profile boot
+# (whose shares must not depend on other guests) and the debug boot come
+# once the others are done, one after the other. With four guests at
 # once on CI's two cores, the virt guest once went silent for 900 s in 005
 # with its vCPU halted, waiting for an interrupt, as guests with the TWD
 # did on vexpress; until that is understood, the load stays what every
@@ -296,6 +307,8 @@ for b in "${boots[@]}"; do
 		head -n 40 "$dir/console.log.stall" | sed 's/^/    /'
 	elif ! tail -n 1 "$dir/result.tap" | grep -qx '# ebfq-guest: done'; then
 		board_fail "not ok - $b: the guest never reported the end of the suite (hang, panic or crash)"
+	elif ! grep -qE '^(not )?ok ' "$dir/result.tap"; then
+		board_fail "not ok - $b: no test ran (tests '$btests')"
 	fi
 	if [ -n "$trouble" ]; then
 		board_fail "not ok - $b: kernel trouble on the console:"
