@@ -26,12 +26,22 @@
  *	whose read alone took longer than a period: late however promptly
  *	the reader had woken.
  *
+ *   ebfq-io shared N TARGET SECONDS
+ *	N processes that share one io_context (clone with CLONE_IO, as
+ *	io_uring's workers share their submitter's), so that the scheduler
+ *	gives all of them one queue: each reads its own N-th of TARGET
+ *	sequentially (64 KiB, O_DIRECT, wrapping) for SECONDS. Prints
+ *	"pid P" for each as it starts (for a test to move them between
+ *	cgroups), then "kib K" for each when all are done. Exit status 0
+ *	only if every one read without error.
+ *
  * Times come from CLOCK_MONOTONIC. Built static for the armhf guest.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -39,11 +49,13 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/fs.h>
+#include <linux/sched.h>
 
 #define SECTOR_SIZE	512
 /* O_DIRECT buffers and lengths: the logical block size of any disk here. */
@@ -351,15 +363,99 @@ static int cmd_softrt(int argc, char **argv)
 	return 0;
 }
 
+/* One process of "shared": read [start, start + len) until @end_ns. */
+static void __attribute__((noreturn))
+shared_reader(const char *path, uint64_t start, uint64_t len,
+	      uint64_t end_ns, int out)
+{
+	const size_t chunk = 64 * 1024;
+	uint64_t off = 0, kib = 0, size;
+	void *buf = io_buffer(chunk);
+	int fd = open_direct(path, &size);
+
+	while (now_ns() < end_ns) {
+		if (off + chunk > len)
+			off = 0;
+		read_full(fd, path, buf, chunk, start + off);
+		off += chunk;
+		kib += chunk / 1024;
+	}
+	if (write(out, &kib, sizeof(kib)) != sizeof(kib))
+		die("shared: cannot report to the parent: %s", strerror(errno));
+	_exit(0);
+}
+
+static int cmd_shared(int argc, char **argv)
+{
+	unsigned long n, secs, i, done = 0;
+	uint64_t size, part, end_ns, kib;
+	int fd, pipes[2], status, failed = 0;
+	void *buf;
+	pid_t *pids;
+
+	if (argc != 3)
+		die("usage: shared N TARGET SECONDS");
+	n = arg_ulong("N", argv[0], 64);
+	secs = arg_ulong("SECONDS", argv[2], 24 * 3600);
+	fd = open_direct(argv[1], &size);
+	part = size / n / (64 * 1024) * (64 * 1024);
+	if (!part)
+		die("%s: %" PRIu64 " bytes cannot give %lu readers 64 KiB each",
+		    argv[1], size, n);
+	/*
+	 * A read through the scheduler gives this process its io_context,
+	 * which CLONE_IO then shares: without one, each child would get its
+	 * own.
+	 */
+	buf = io_buffer(IO_ALIGN);
+	read_full(fd, argv[1], buf, IO_ALIGN, 0);
+	close(fd);
+	pids = calloc(n, sizeof(*pids));
+	if (!pids || pipe(pipes))
+		die("shared: %s", strerror(errno ? errno : ENOMEM));
+	end_ns = now_ns() + secs * 1000000000ull;
+	fflush(stdout);
+	for (i = 0; i < n; i++) {
+		/* fork(), but sharing the io_context. */
+		long pid = syscall(SYS_clone, CLONE_IO | SIGCHLD, 0, NULL, NULL, 0);
+
+		if (pid < 0)
+			die("shared: clone: %s", strerror(errno));
+		if (!pid) {
+			close(pipes[0]);
+			shared_reader(argv[1], i * part, part, end_ns, pipes[1]);
+		}
+		pids[i] = pid;
+		printf("pid %ld\n", pid);
+		fflush(stdout);
+	}
+	close(pipes[1]);
+	for (i = 0; i < n; i++) {
+		if (waitpid(pids[i], &status, 0) < 0)
+			die("shared: waitpid: %s", strerror(errno));
+		if (!WIFEXITED(status) || WEXITSTATUS(status))
+			failed = 1;
+	}
+	while (read(pipes[0], &kib, sizeof(kib)) == sizeof(kib)) {
+		printf("kib %" PRIu64 "\n", kib);
+		done++;
+	}
+	if (done != n)
+		failed = 1;
+	return failed;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
-		die("usage: ebfq-io replay|time|softrt ...");
+		die("usage: ebfq-io replay|time|softrt|shared ...");
 	if (!strcmp(argv[1], "replay"))
 		return cmd_replay(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "time"))
 		return cmd_time(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "softrt"))
 		return cmd_softrt(argc - 2, argv + 2);
-	die("unknown command '%s' (replay, time, softrt)", argv[1]);
+	if (!strcmp(argv[1], "shared"))
+		return cmd_shared(argc - 2, argv + 2);
+	die("unknown command '%s' (replay, time, softrt, shared)", argv[1]);
 }

@@ -8,24 +8,19 @@
 #    removed (with requests of theirs still queued) and made again, nested
 #    ones among them, their io.ebfq.weight (global and per device) changed,
 #    and the scheduler now and then switched away from ebfq and back;
+#  - one queue shared by processes in two cgroups (CLONE_IO: they share
+#    an io_context, as io_uring's workers share their submitter's), moved
+#    between the cgroups, one cgroup removed and made again under them:
+#    the queue follows the group of each request, never one offline;
 #  - a cgroup that does I/O on a device that is powered off and removed
 #    under it, then the cgroup removed.
 # Ends with fio verify clean, every I/O completed, no kernel warning.
 
-cg=/sys/fs/cgroup
+cg=$cgroup_root
 
 requires() {
 	torture_needs || return 1
-	grep -qw io "$cg/cgroup.controllers" 2>/dev/null ||
-		{ echo "needs cgroup v2 with the io controller"; return 1; }
-	echo +io >"$cg/cgroup.subtree_control"
-	mkdir -p "$cg/ebfq-t-probe"
-	if [ ! -e "$cg/ebfq-t-probe/io.ebfq.weight" ]; then
-		rmdir "$cg/ebfq-t-probe"
-		echo "kernel without ebfq groups (CONFIG_IOSCHED_EBFQ_CGROUP)"
-		return 1
-	fi
-	rmdir "$cg/ebfq-t-probe"
+	cgroup_needs
 }
 
 # The cgroups; t1/n is nested in t1. Processes go to the leaves only
@@ -167,6 +162,84 @@ churn_test() {
 	nullb_remove nullb_cgt
 }
 
+# state_count KEY: a counter of $dev's debugfs state.
+state_count() {
+	awk -v k="$1" '$1 == k { print $2 }' "/sys/kernel/debug/block/$dev/sched/state"
+}
+
+# Two processes of one io_context, so of one queue, in two cgroups.
+shared_test() {
+	dev=$(nullb_create nullb_cgs irqmode=2 completion_nsec=100000 submit_queues=1 size=256)
+	set_sched "$dev" ebfq
+	s1=$(group_path s1) s2=$(group_path s2)
+	mkdir -p "$s1" "$s2"
+	echo 100 >"$s1/io.ebfq.weight"
+	echo 400 >"$s2/io.ebfq.weight"
+	dmesg_clear
+	start=$(date +%s)
+	moved0=$(state_count expired_moved)
+	# The file exists before the background job opens it: the loop below
+	# reads it at once.
+	out=/tmp/ebfq-shared.out
+	: >"$out"
+	ebfq-io shared 2 "/dev/$dev" $((10 * $(ebfq_scale))) >"$out" 2>&1 &
+	pid=$!
+	n=0
+	while [ "$(grep -c '^pid ' "$out")" -lt 2 ] && [ "$n" -lt 100 ]; do
+		msleep 50
+		n=$((n + 1))
+	done
+	# shellcheck disable=SC2046
+	set -- $(sed -n 's/^pid //p' "$out")
+	if [ $# -ne 2 ]; then
+		not_ok "ebfq-io shared started two processes" "$(cat "$out")"
+		kill "$pid" 2>/dev/null || true
+		wait "$pid" || true
+		rmdir "$s1" "$s2"
+		nullb_remove nullb_cgs
+		return 0
+	fi
+	p1=$1 p2=$2
+	i=0 busy=0 refused=0 shared=0 apart=0
+	while kill -0 "$pid" 2>/dev/null; do
+		i=$((i + 1))
+		case $((i % 3)) in
+		0) (echo "$p1" >"$s1/cgroup.procs" && echo "$p2" >"$s2/cgroup.procs") ;;
+		1) (echo "$p1" >"$s2/cgroup.procs" && echo "$p2" >"$s1/cgroup.procs") ;;
+		2)
+			# s2 goes offline with the queue's requests of it queued.
+			(while read -r p; do echo "$p" >"$s1/cgroup.procs"; done <"$s2/cgroup.procs"
+				rmdir "$s2" && mkdir "$s2" && echo 400 >"$s2/io.ebfq.weight") ||
+				{ busy=$((busy + 1)); mkdir -p "$s2"; }
+			;;
+		esac 2>/dev/null || ! kill -0 "$pid" 2>/dev/null || refused=$((refused + 1))
+		# The parent made the queue: it carries the parent's pid.
+		q=$(awk -v p="$pid" '$1 == p && $2 == "sync"' "/sys/kernel/debug/block/$dev/sched/queues" | wc -l)
+		if [ "$q" -eq 1 ]; then
+			shared=$((shared + 1))
+		elif [ "$q" -gt 1 ]; then
+			apart=$((apart + 1))
+		fi
+		msleep "$(random_between 50 150)"
+	done
+	rc=0
+	wait "$pid" || rc=$?
+	kib=$(sed -n 's/^kib //p' "$out" | tr '\n' ' ')
+	moved=$(($(state_count expired_moved) - moved0))
+	torture_report "shared queue" "$i" "$(($(echo "$kib" | awk '{ print $1 + $2 }') / 4))" "$start"
+	note "KiB read by the two: $kib; $moved turns ended by a move; $busy removals busy"
+	check "a queue shared across cgroups: both processes read to the end (exit $rc)" \
+		sh -c "[ $rc -eq 0 ] && echo '$kib' | awk '{ exit !(\$1 > 0 && \$2 > 0) }'"
+	check "they shared one queue ($shared samples one, $apart more)" \
+		test "$shared" -gt 0 -a "$apart" -eq 0
+	check "the queue followed its requests' groups ($moved moves)" test "$moved" -gt 0
+	check "every move and removal accepted ($refused refused)" test "$refused" -eq 0
+	no_trouble "no kernel warning with one queue in two cgroups"
+	while read -r p; do echo "$p" >"$cg/cgroup.procs"; done <"$s1/cgroup.procs"
+	rmdir "$s1" "$s2"
+	nullb_remove nullb_cgs
+}
+
 # A device goes away under a cgroup's I/O, then the cgroup goes.
 device_gone_test() {
 	dev=$(nullb_create nullb_cgg irqmode=2 completion_nsec=100000 submit_queues=1 size=64)
@@ -195,6 +268,7 @@ device_gone_test() {
 run() {
 	echo +io >"$cg/cgroup.subtree_control"
 	churn_test
+	shared_test
 	for g in t1/n t1 t2 t3; do
 		while read -r p; do echo "$p" >"$cg/cgroup.procs"; done <"$(group_path "$g")/cgroup.procs"
 		rmdir "$(group_path "$g")"
