@@ -539,6 +539,43 @@ static struct blkcg_policy ebfq_blkcg_policy = {
 /* Set-up.                                                             */
 
 /**
+ * ebfq_groups_flush_idle - every group forgets its idle entities
+ * @ed: the device, starting a new busy period
+ */
+void ebfq_groups_flush_idle(struct ebfq_data *ed)
+{
+	struct ebfq_group *bg;
+
+	lockdep_assert_held(&ed->lock);
+
+	list_for_each_entry(bg, &ed->groups, node)
+		ebfq_sd_flush_idle(&bg->sd);
+}
+
+/**
+ * ebfq_other_group_served - whether a group besides @bg dispatched lately
+ * @ed: the device
+ * @bg: a queue's group, NULL for the root
+ * @since: how far back "lately" goes (ns, ebfq_now()'s clock)
+ *
+ * The root's own queues count as a group of their own.
+ */
+bool ebfq_other_group_served(struct ebfq_data *ed, struct ebfq_group *bg,
+			     u64 since)
+{
+	struct ebfq_group *other;
+
+	lockdep_assert_held(&ed->lock);
+
+	if (bg && ed->root_stats.last_dispatch_ns > since)
+		return true;
+	list_for_each_entry(other, &ed->groups, node)
+		if (other != bg && other->stats.last_dispatch_ns > since)
+			return true;
+	return false;
+}
+
+/**
  * ebfq_cgroup_init - give a device's cgroups their groups
  * @ed: the device; its request queue's elevator is already ebfq
  */

@@ -58,6 +58,14 @@ static const unsigned long ebfq_default_max_budget = 16384;
 static const unsigned int ebfq_rate_min_requests = 16;
 static const u64 ebfq_rate_min_window_ns = 100 * NSEC_PER_MSEC;
 
+/*
+ * A device idle this long (ns) starts a new busy period: who received what
+ * before no longer protects anyone, and the idle trees are flushed. Far
+ * longer than a process thinks between two requests, which must not
+ * forgive what a light queue or group owes.
+ */
+static const u64 ebfq_busy_period_gap_ns = 100 * NSEC_PER_MSEC;
+
 static struct kmem_cache *ebfq_queue_cache;
 
 const char *const ebfq_expire_names[EBFQ_NR_EXPIRE_REASONS] = {
@@ -475,6 +483,11 @@ static void ebfq_add_request(struct ebfq_data *ed, struct ebfq_queue *bq,
 	if (bq->queued++)
 		return;
 
+	if (!ed->busy_queues && !ed->in_service && !ed->in_driver &&
+	    now - ed->last_busy_ns > ebfq_busy_period_gap_ns) {
+		ebfq_groups_flush_idle(ed);
+		ebfq_sd_flush_idle(&ed->root_sd);
+	}
 	ed->busy_queues++;
 	if (bq == ed->in_service) {
 		ebfq_stop_idling(ed, bq);
@@ -664,6 +677,7 @@ void ebfq_expire(struct ebfq_data *ed, struct ebfq_queue *bq,
 		ebfq_entity_surcharge(entity, charge - entity->service);
 
 	ebfq_stop_idling(ed, bq);
+	ed->last_busy_ns = now;
 	if (!__test_and_clear_bit(EBFQ_QF_FIRST_DISPATCH, &bq->flags))
 		ebfq_group_stats(ed, bq->group)->service_ns +=
 			now - bq->turn_start_ns;
@@ -703,11 +717,16 @@ static bool ebfq_may_idle(struct ebfq_data *ed, struct ebfq_queue *bq)
 		return true;
 	/*
 	 * Nobody else waits: idling would protect the queue from nobody,
-	 * unless queues served lately have other weights: the first of them
-	 * to come back would take the device, and shares would follow who
-	 * asks first (a CPU-bound reader, for one), not the weights.
+	 * unless queues served lately have other weights, or are in other
+	 * groups: the first of them to come back would take the device, and
+	 * shares would follow who asks first (a CPU-bound reader, for one),
+	 * not the weights. A group whose readers think long enough between
+	 * requests falls off the idle tree (V passes its finish), so groups
+	 * count as served lately for as long as a busy period lasts.
 	 */
-	if (!ed->busy_queues && !ebfq_entity_asymmetric(&bq->entity))
+	if (!ed->busy_queues && !ebfq_entity_asymmetric(&bq->entity) &&
+	    !ebfq_other_group_served(ed, bq->group,
+				     ebfq_now() - ebfq_busy_period_gap_ns))
 		return false;
 	/*
 	 * An application starting up thinks between its reads: keep the
@@ -860,6 +879,7 @@ static struct request *__ebfq_dispatch(struct ebfq_data *ed)
 	stats = ebfq_group_stats(ed, bq->group);
 	stats->sectors += blk_rq_sectors(rq);
 	stats->requests++;
+	stats->last_dispatch_ns = now;
 	bq->head = blk_rq_pos(rq) + blk_rq_sectors(rq);
 out:
 	ebfq_mark_in_driver(ed, rq, now);
@@ -938,6 +958,7 @@ static void ebfq_left_driver(struct ebfq_data *ed, struct request *rq, u64 now)
 	if (!ebfq_rq_in_driver(rq))
 		return;
 	ed->dq_held = false;
+	ed->last_busy_ns = now;
 	bq->dispatched--;
 	ed->in_driver--;
 	if (op_is_write(req_op(rq)))

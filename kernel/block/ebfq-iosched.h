@@ -280,6 +280,7 @@ struct ebfq_group_stats {
 	u64 requests;			/* dispatched */
 	u64 service_ns;			/* its queues' turns, first dispatch to end */
 	u64 idle_ns;			/* the device idled for its queues */
+	u64 last_dispatch_ns;		/* for idling: is it still around? */
 };
 
 /* Per-device scheduler state. */
@@ -294,6 +295,7 @@ struct ebfq_data {
 	struct list_head groups;	/* online groups (ebfq-cgroup.c) */
 	struct ebfq_group_stats root_stats; /* queues of the root group */
 	u64 idle_since_ns;		/* the queue in service began to idle */
+	u64 last_busy_ns;		/* a request left the driver or a turn ended */
 	struct list_head dispatch;	/* requests that bypass the queues */
 	struct list_head all_queues;	/* every queue, for debugfs */
 
@@ -466,6 +468,9 @@ void ebfq_group_put(struct ebfq_group *bg);
 void ebfq_queue_set_group(struct ebfq_data *ed, struct ebfq_queue *bq,
 			  struct ebfq_group *bg);
 void ebfq_group_raised(struct ebfq_data *ed, struct ebfq_group *bg, int delta);
+void ebfq_groups_flush_idle(struct ebfq_data *ed);
+bool ebfq_other_group_served(struct ebfq_data *ed, struct ebfq_group *bg,
+			     u64 since);
 void ebfq_group_print_stats(struct seq_file *sf, struct ebfq_data *ed,
 			    struct ebfq_group *bg);
 #else
@@ -497,6 +502,16 @@ static inline int ebfq_cgroup_init(struct ebfq_data *ed)
 
 static inline void ebfq_cgroup_exit(struct ebfq_data *ed)
 {
+}
+
+static inline void ebfq_groups_flush_idle(struct ebfq_data *ed)
+{
+}
+
+static inline bool ebfq_other_group_served(struct ebfq_data *ed,
+					   struct ebfq_group *bg, u64 since)
+{
+	return false;
 }
 
 static inline struct ebfq_group *ebfq_bio_group(struct ebfq_data *ed,

@@ -320,10 +320,46 @@ static void ebfq_test_idle_tree(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, a.e.where, EBFQ_NOWHERE);
 	KUNIT_EXPECT_EQ(test, a.forgets, 1);
 
-	/* The last busy entity going idle flushes the history. */
+	/*
+	 * The last busy entity going idle keeps its history (its process
+	 * may only think between two requests); a flush forgets it.
+	 */
 	KUNIT_ASSERT_PTR_EQ(test, serve(test, &sd, 0, 10, false), &b);
+	KUNIT_EXPECT_FALSE(test, ebfq_sd_busy(&sd));
+	if (b.e.where == EBFQ_IDLE) {
+		ebfq_sd_flush_idle(&sd);
+		KUNIT_EXPECT_EQ(test, b.forgets, 1);
+	}
 	KUNIT_EXPECT_EQ(test, b.e.where, EBFQ_NOWHERE);
-	KUNIT_EXPECT_EQ(test, b.forgets, 1);
+}
+
+/*
+ * Every entity idle at once (their processes think between requests) is
+ * no new busy period: what each received still counts when they return.
+ */
+static void ebfq_test_all_idle_keeps_history(struct kunit *test)
+{
+	struct ebfq_sched_data sd;
+	struct test_entity a, b;
+
+	two_busy(&sd, &a, &b);
+	KUNIT_ASSERT_PTR_EQ(test, serve(test, &sd, 0, 1000, false), &a);
+	KUNIT_ASSERT_PTR_EQ(test, serve(test, &sd, 0, 10, false), &b);
+	KUNIT_EXPECT_FALSE(test, ebfq_sd_busy(&sd));
+	KUNIT_EXPECT_EQ(test, a.e.where, EBFQ_IDLE);
+	KUNIT_EXPECT_EQ(test, a.forgets, 0);
+
+	/* Both back: a received 100 times more, b goes first. */
+	ebfq_entity_activate(&a.e, false);
+	ebfq_entity_activate(&b.e, false);
+	KUNIT_EXPECT_PTR_EQ(test, serve(test, &sd, 0, 10, false), &b);
+	KUNIT_EXPECT_NULL(test, ebfq_sd_check(&sd));
+
+	/* A new busy period: the device flushes the history. */
+	KUNIT_ASSERT_PTR_EQ(test, serve(test, &sd, 0, 10, false), &a);
+	ebfq_sd_flush_idle(&sd);
+	KUNIT_EXPECT_EQ(test, a.e.where, EBFQ_NOWHERE);
+	KUNIT_EXPECT_EQ(test, b.e.where, EBFQ_NOWHERE);
 	KUNIT_EXPECT_FALSE(test, ebfq_sd_busy(&sd));
 }
 
@@ -720,6 +756,7 @@ static struct kunit_case ebfq_wf2q_cases[] = {
 	KUNIT_CASE(ebfq_test_shares),
 	KUNIT_CASE(ebfq_test_shares_wraparound),
 	KUNIT_CASE(ebfq_test_idle_tree),
+	KUNIT_CASE(ebfq_test_all_idle_keeps_history),
 	KUNIT_CASE(ebfq_test_fresh_start),
 	KUNIT_CASE(ebfq_test_surcharge),
 	KUNIT_CASE(ebfq_test_eligible),

@@ -132,9 +132,12 @@ static void ebfq_idle_flush(struct ebfq_service_tree *st)
 
 /*
  * @entity, counted in nobody's weight sum any more, ran out of work: keep
- * its timestamps on the idle tree while they are in the future, and once
- * the tree has nobody busy left, drop the history: it protected nobody.
- * May free @entity.
+ * its timestamps on the idle tree while they are in the future. They stay
+ * there when the tree has nobody busy left: all of its entities may be
+ * thinking between two requests at once, and forgetting then what each
+ * received would forgive a light entity's debt every time. The device
+ * drops the history when it was idle long enough for a new busy period
+ * (ebfq_sd_flush_idle()). May free @entity.
  */
 static void ebfq_entity_retire(struct ebfq_service_tree *st,
 			       struct ebfq_entity *entity)
@@ -145,8 +148,6 @@ static void ebfq_entity_retire(struct ebfq_service_tree *st,
 	} else {
 		ebfq_forget(entity);
 	}
-	if (!st->wsum)
-		ebfq_idle_flush(st);
 }
 
 /* Take a pending weight or class change; the entity is on no tree. */
