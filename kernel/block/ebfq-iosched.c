@@ -1277,6 +1277,8 @@ static void ebfq_exit_icq(struct io_cq *icq)
 			/* Never idle for a process that is gone. */
 			if (bq == ed->in_service && !bq->queued)
 				ebfq_expire(ed, bq, EBFQ_EXP_EXITED);
+			/* Nor remember its service: it cannot come back. */
+			ebfq_entity_forget_idle(&bq->entity);
 		}
 		ebfq_put_queue(bq);
 	}

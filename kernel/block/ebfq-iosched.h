@@ -147,6 +147,7 @@ void ebfq_entity_charge(struct ebfq_entity *entity, unsigned long sectors,
 void ebfq_entity_surcharge(struct ebfq_entity *entity, unsigned long sectors);
 u64 ebfq_sd_idle_class_delay(const struct ebfq_sched_data *sd, u64 now_ns);
 void ebfq_entity_expire(struct ebfq_entity *entity, bool backlogged);
+void ebfq_entity_forget_idle(struct ebfq_entity *entity);
 void ebfq_entity_move(struct ebfq_entity *entity, struct ebfq_sched_data *sd);
 bool ebfq_sd_busy(const struct ebfq_sched_data *sd);
 bool ebfq_entity_eligible(struct ebfq_entity *entity);

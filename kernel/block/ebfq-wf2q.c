@@ -475,6 +475,22 @@ void ebfq_entity_expire(struct ebfq_entity *entity, bool backlogged)
 }
 
 /**
+ * ebfq_entity_forget_idle - an idle entity will never come back
+ * @entity: the entity, on an idle tree or on none
+ *
+ * Its timestamps protect nobody any more (its process exited): it leaves
+ * its idle tree now rather than when V passes its finish or the device
+ * starts a new busy period. May free @entity.
+ */
+void ebfq_entity_forget_idle(struct ebfq_entity *entity)
+{
+	if (entity->where != EBFQ_IDLE)
+		return;
+	rb_erase_cached(&entity->node, &ebfq_entity_tree(entity)->idle);
+	ebfq_forget(entity);
+}
+
+/**
  * ebfq_entity_move - move an entity that is not in service to @sd
  * @entity: the entity, active, idle or unknown to the engine
  * @sd: the scheduler it belongs to from now on (a group moved, or a queue
