@@ -333,8 +333,7 @@ static void ebfq_pd_offline(struct blkg_policy_data *pd)
 	WARN_ON_ONCE(ebfq_sd_busy(&bg->sd) ||
 		     bg->entity.where == EBFQ_ACTIVE ||
 		     bg->entity.where == EBFQ_IN_SERVICE);
-	if (bg->entity.where == EBFQ_IDLE)
-		ebfq_entity_move(&bg->entity, bg->entity.sd);
+	ebfq_entity_forget_idle(&bg->entity);
 
 	kick = ebfq_update_has_work(ed);
 	spin_unlock_irqrestore(&ed->lock, flags);

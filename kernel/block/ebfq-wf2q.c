@@ -518,9 +518,8 @@ void ebfq_entity_move(struct ebfq_entity *entity, struct ebfq_sched_data *sd)
 		ebfq_forget(entity);
 		if (!ebfq_sd_busy(old) && old->owner)
 			ebfq_entity_deactivate(old->owner);
-	} else if (entity->where == EBFQ_IDLE) {
-		rb_erase_cached(&entity->node, &st->idle);
-		ebfq_forget(entity);
+	} else {
+		ebfq_entity_forget_idle(entity);
 	}
 	entity->sd = sd;
 	if (active)
