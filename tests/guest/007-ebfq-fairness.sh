@@ -45,8 +45,7 @@ run() {
 		--name=w20 --prio=6 --offset=256M \
 		--name=w40 --prio=4 --offset=512M | tr '\n' ' ')
 	note "1:2:4 readers read $shares KiB in ${secs}s"
-	ends=$(sed -n 's/^expired_\([a-z_-]*\) \([0-9]*\)$/\1=\2/p' \
-		"/sys/kernel/debug/block/$dev/sched/state" 2>/dev/null | tr '\n' ' ')
+	ends=$(turn_ends "$dev")
 	note "turns ended by: ${ends:-(no debugfs)}"
 	set -- $shares
 	total=$(($1 + $2 + $3))

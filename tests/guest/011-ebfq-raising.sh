@@ -20,7 +20,7 @@ requires() {
 
 # stat KEY: a counter of the device's debugfs state file.
 stat() {
-	awk -v k="$1" '$1 == k { print $2 }' "$dbg/state"
+	sched_stat "$dev" "$1"
 }
 
 # queue_field PID COLUMN: a column of PID's sync queue in debugfs queues.

@@ -47,8 +47,7 @@ weights_test() {
 	shares=$(readers ebfq-a:0 ebfq-b:256 ebfq-c:512)
 	note "groups 100:200:400 read $shares KiB in ${secs}s"
 	note "$(grep -E '^(raised|raising|preempt|peak|wr_dur)' "/sys/kernel/debug/block/$dev/sched/state" | tr '\n' ' ')"
-	note "turns ended by: $(sed -n 's/^expired_\([a-z_-]*\) \([0-9]*\)$/\1=\2/p' \
-		"/sys/kernel/debug/block/$dev/sched/state" 2>/dev/null | tr '\n' ' ')"
+	note "turns ended by: $(turn_ends "$dev")"
 	note "$(cat "/sys/kernel/debug/block/$dev/sched/groups" 2>/dev/null)"
 	# shellcheck disable=SC2086
 	set -- $shares
@@ -148,11 +147,6 @@ stat_test() {
 		test "${sectors:-0}" -gt 0
 }
 
-# stat KEY: a counter of the device's debugfs state file.
-stat() {
-	awk -v k="$1" '$1 == k { print $2 }' "/sys/kernel/debug/block/$dev/sched/state"
-}
-
 raising_test() {
 	dbg=/sys/kernel/debug/block/$dev/sched
 	echo 100 >"$cg/ebfq-a/io.ebfq.weight"
@@ -165,12 +159,12 @@ raising_test() {
 		streamers="$streamers $!"
 	done
 	n=0
-	while [ "$(stat raised_queues)" != 0 ] && [ "$n" -lt 600 ]; do
+	while [ "$(sched_stat "$dev" raised_queues)" != 0 ] && [ "$n" -lt 600 ]; do
 		msleep 100
 		n=$((n + 1))
 	done
-	inter0=$(stat raised_interactive)
-	pre0=$(stat preemptions)
+	inter0=$(sched_stat "$dev" raised_interactive)
+	pre0=$(sched_stat "$dev" preemptions)
 	# 4 MiB at 50 GiB, within the device (busybox dd reads its way to a
 	# skip past the end).
 	exec_in_group ebfq-a dd if="/dev/$dev" of=/dev/null bs=16k count=256 \
@@ -187,9 +181,9 @@ raising_test() {
 	for p in $streamers; do wait "$p" 2>/dev/null || true; done
 	note "ebfq-a's raised queues, sampled while its new process ran:$seen"
 	check "a process starting in a group under load is raised" \
-		test "$(stat raised_interactive)" -gt "$inter0"
+		test "$(sched_stat "$dev" raised_interactive)" -gt "$inter0"
 	check "it takes the device from the other group's streamers (preemption)" \
-		test "$(stat preemptions)" -gt "$pre0"
+		test "$(sched_stat "$dev" preemptions)" -gt "$pre0"
 	check "its group was raised with it" sh -c "echo '$seen' | grep -qw 1"
 }
 

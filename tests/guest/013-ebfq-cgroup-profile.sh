@@ -46,8 +46,7 @@ run() {
 	# shellcheck disable=SC2086
 	shares=$(group_readers $common -- ebfq-a:0 ebfq-b:21 ebfq-c:42)
 	note "$profile: groups 100:200:400 read $shares KiB in ${secs}s"
-	note "turns ended by: $(sed -n 's/^expired_\([a-z_-]*\) \([0-9]*\)$/\1=\2/p' \
-		"/sys/kernel/debug/block/$dev/sched/state" 2>/dev/null | tr '\n' ' ')"
+	note "turns ended by: $(turn_ends "$dev")"
 	# shellcheck disable=SC2086
 	set -- $shares
 	total=$(($1 + $2 + $3))

@@ -25,10 +25,6 @@ readers() {
 	done
 }
 
-stat_of() {
-	sed -n "s/^$1 //p" "/sys/kernel/debug/block/$dev/sched/state"
-}
-
 run() {
 	scale=$(ebfq_scale)
 
@@ -57,7 +53,7 @@ run() {
 	kill "$bg" 2>/dev/null || true
 	wait "$bg" || true
 	fails=$(wc -l </tmp/exit-fails 2>/dev/null || echo 0)
-	exited=$(stat_of expired_exited)
+	exited=$(sched_stat "$dev" expired_exited)
 	torture_report "exit" "$((4 * per))" "$((8 * per))" "$start"
 	check "$dev: $((4 * per)) readers came and went ($fails failed)" test "$fails" -eq 0
 	check "$dev: $exited turns ended because their process exited" test "${exited:-0}" -gt 0

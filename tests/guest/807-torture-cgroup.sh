@@ -162,11 +162,6 @@ churn_test() {
 	nullb_remove nullb_cgt
 }
 
-# state_count KEY: a counter of $dev's debugfs state.
-state_count() {
-	awk -v k="$1" '$1 == k { print $2 }' "/sys/kernel/debug/block/$dev/sched/state"
-}
-
 # Two processes of one io_context, so of one queue, in two cgroups.
 shared_test() {
 	dev=$(nullb_create nullb_cgs irqmode=2 completion_nsec=100000 submit_queues=1 size=256)
@@ -177,7 +172,7 @@ shared_test() {
 	echo 400 >"$s2/io.ebfq.weight"
 	dmesg_clear
 	start=$(date +%s)
-	moved0=$(state_count expired_moved)
+	moved0=$(sched_stat "$dev" expired_moved)
 	# The file exists before the background job opens it: the loop below
 	# reads it at once.
 	out=/tmp/ebfq-shared.out
@@ -225,7 +220,7 @@ shared_test() {
 	rc=0
 	wait "$pid" || rc=$?
 	kib=$(sed -n 's/^kib //p' "$out" | tr '\n' ' ')
-	moved=$(($(state_count expired_moved) - moved0))
+	moved=$(($(sched_stat "$dev" expired_moved) - moved0))
 	torture_report "shared queue" "$i" "$(($(echo "$kib" | awk '{ print $1 + $2 }') / 4))" "$start"
 	note "KiB read by the two: $kib; $moved turns ended by a move; $busy removals busy"
 	check "a queue shared across cgroups: both processes read to the end (exit $rc)" \

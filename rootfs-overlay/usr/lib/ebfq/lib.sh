@@ -264,6 +264,18 @@ torture_needs() {
 	[ -d /sys/kernel/config/nullb ] || { echo "needs null_blk configfs"; return 1; }
 }
 
+# sched_stat DEV KEY: a counter of ebfq's debugfs state of DEV.
+sched_stat() {
+	awk -v k="$2" '$1 == k { print $2 }' "/sys/kernel/debug/block/$1/sched/state"
+}
+
+# turn_ends DEV: how DEV's turns under ebfq ended so far, on one line
+# ("budget=N timeout=N ..."); empty without debugfs.
+turn_ends() {
+	sed -n 's/^expired_\([a-z_-]*\) \([0-9]*\)$/\1=\2/p' \
+		"/sys/kernel/debug/block/$1/sched/state" 2>/dev/null | tr '\n' ' '
+}
+
 # fio_kib_each FIO-ARGS...: the KiB each job of a fio run read and wrote
 # (terse fields 6 and 47), one line a job, in job order.
 fio_kib_each() {
