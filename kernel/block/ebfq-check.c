@@ -279,7 +279,13 @@ static const char *__ebfq_check(struct ebfq_data *ed)
 		return "the idle class waits with no timer armed";
 	if (ed->dq_held && !ed->in_driver)
 		return "dispatch is held with no request in the driver";
+	/*
+	 * A timer that restarted late (ebfq_idle_fired_late()) can be queued
+	 * again by the hrtimer core just after idling stopped and failed to
+	 * cancel it: its run finds nobody idling and does nothing.
+	 */
 	if (hrtimer_is_queued(&ed->idle_timer) && !ed->idle_class_wait &&
+	    !ed->idle_restarted &&
 	    !(ed->in_service && test_bit(EBFQ_QF_IDLING, &ed->in_service->flags)))
 		return "the idle timer is armed but nobody idles or waits";
 	/* Requests that blk-mq will not ask for must have a wake-up coming. */

@@ -66,6 +66,14 @@ static const u64 ebfq_rate_min_window_ns = 100 * NSEC_PER_MSEC;
  */
 static const u64 ebfq_busy_period_gap_ns = 100 * NSEC_PER_MSEC;
 
+/*
+ * An idle timer that fires this late (ns) says the CPU did not run for a
+ * while (a virtual machine the host descheduled, a long section with
+ * interrupts off), and the process idled for could not run either: its
+ * idle window starts again, once.
+ */
+static const u64 ebfq_idle_late_ns = NSEC_PER_MSEC;
+
 static struct kmem_cache *ebfq_queue_cache;
 
 const char *const ebfq_expire_names[EBFQ_NR_EXPIRE_REASONS] = {
@@ -749,6 +757,7 @@ static void ebfq_start_idling(struct ebfq_data *ed, struct ebfq_queue *bq)
 	__clear_bit(EBFQ_QF_WAIT, &bq->flags);
 	__set_bit(EBFQ_QF_IDLING, &bq->flags);
 	ed->idle_since_ns = ktime_get_ns();
+	ed->idle_restarted = false;
 	hrtimer_start(&ed->idle_timer, ns_to_ktime(ed->tun.slice_idle_ns),
 		      HRTIMER_MODE_REL);
 }
@@ -918,6 +927,24 @@ bool ebfq_update_has_work(struct ebfq_data *ed)
 	return has && !had;
 }
 
+/*
+ * The idle timer fired late enough that the process idled for had no CPU
+ * to run on: true the first time in an idle window, which then restarts.
+ */
+static bool ebfq_idle_fired_late(struct ebfq_data *ed, struct hrtimer *timer)
+{
+	ktime_t now = ktime_get();
+	s64 late = ktime_to_ns(ktime_sub(now, hrtimer_get_expires(timer)));
+
+	lockdep_assert_held(&ed->lock);
+
+	if (ed->idle_restarted || late < (s64)ebfq_idle_late_ns)
+		return false;
+	ed->idle_restarted = true;
+	hrtimer_set_expires(timer, ktime_add_ns(now, ed->tun.slice_idle_ns));
+	return true;
+}
+
 static enum hrtimer_restart ebfq_idle_timer_fn(struct hrtimer *timer)
 {
 	struct ebfq_data *ed = container_of(timer, struct ebfq_data, idle_timer);
@@ -936,7 +963,11 @@ static enum hrtimer_restart ebfq_idle_timer_fn(struct hrtimer *timer)
 	}
 	bq = ed->in_service;
 	if (bq && test_bit(EBFQ_QF_IDLING, &bq->flags) && !bq->queued) {
-		ed->idle_expired++;
+		if (ebfq_idle_fired_late(ed, timer)) {
+			ed->idle_restarts++;
+			spin_unlock_irqrestore(&ed->lock, flags);
+			return HRTIMER_RESTART;
+		}
 		ebfq_expire(ed, bq, EBFQ_EXP_TOO_IDLE);
 	}
 	ed->idle_class_wait = false;

@@ -312,6 +312,7 @@ struct ebfq_data {
 	 * rather than have blk-mq poll a dispatch that cannot go.
 	 */
 	bool dq_held;
+	bool idle_restarted;		/* the idle timer fired late once */
 
 	struct hrtimer idle_timer;	/* idling for the queue in service */
 
@@ -357,7 +358,7 @@ struct ebfq_data {
 
 	/* Counters for debugfs. */
 	unsigned long expirations[EBFQ_NR_EXPIRE_REASONS];
-	unsigned long idle_expired;
+	unsigned long idle_restarts;	/* see ebfq_idle_fired_late() */
 };
 
 /* ebfq-iosched.c */

@@ -252,6 +252,7 @@ static int ebfq_state_show(void *data, struct seq_file *m)
 	for (i = 0; i < EBFQ_NR_EXPIRE_REASONS; i++)
 		seq_printf(m, "expired_%s %lu\n", ebfq_expire_names[i],
 			   ed->expirations[i]);
+	seq_printf(m, "idle_restarted_late %lu\n", ed->idle_restarts);
 	spin_unlock_irq(&ed->lock);
 	return 0;
 }

@@ -269,10 +269,12 @@ sched_stat() {
 	awk -v k="$2" '$1 == k { print $2 }' "/sys/kernel/debug/block/$1/sched/state"
 }
 
-# turn_ends DEV: how DEV's turns under ebfq ended so far, on one line
-# ("budget=N timeout=N ..."); empty without debugfs.
+# turn_ends DEV: how DEV's turns under ebfq ended so far, and how many idle
+# windows restarted because the timer fired late, on one line ("budget=N
+# timeout=N ... idle_restarted_late=N"); empty without debugfs.
 turn_ends() {
-	sed -n 's/^expired_\([a-z_-]*\) \([0-9]*\)$/\1=\2/p' \
+	sed -n -e 's/^expired_\([a-z_-]*\) \([0-9]*\)$/\1=\2/p' \
+		-e 's/^\(idle_restarted_late\) \([0-9]*\)$/\1=\2/p' \
 		"/sys/kernel/debug/block/$1/sched/state" 2>/dev/null | tr '\n' ' '
 }
 
