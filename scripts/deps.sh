@@ -32,12 +32,25 @@ missing_pkgs() {
 sudo=
 [ "$(id -u)" -eq 0 ] || sudo=sudo
 
+# apt-get update, tried three times: a Debian mirror in the middle of a
+# sync serves index files of the wrong size for a minute or two.
+apt_update() {
+	local try
+	for try in 1 2 3; do
+		$sudo apt-get update -q && return 0
+		[ "$try" -lt 3 ] || break
+		progress deps "apt-get update failed (try $try of 3), again in 30 s"
+		sleep 30
+	done
+	die "apt-get update failed three times"
+}
+
 mapfile -t need < <(missing_pkgs "${host_pkgs[@]}")
 if [ ${#need[@]} -gt 0 ]; then
 	progress deps "installing: ${need[*]}"
 	if ! apt-cache show "${need[@]}" >/dev/null 2>&1; then
 		progress deps "apt does not know some of them yet: apt-get update"
-		$sudo apt-get update -q
+		apt_update
 	fi
 	$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${need[@]}"
 else
@@ -47,10 +60,10 @@ fi
 if ! dpkg --print-foreign-architectures | grep -qx armhf; then
 	progress deps "enabling the armhf architecture (multiarch) and updating apt's lists"
 	$sudo dpkg --add-architecture armhf
-	$sudo apt-get update -q
+	apt_update
 elif ! apt-cache show fio:armhf >/dev/null 2>&1; then
 	progress deps "apt has no armhf lists yet: apt-get update"
-	$sudo apt-get update -q
+	apt_update
 fi
 
 "$top/scripts/armhf-userland.sh"
