@@ -659,7 +659,7 @@ void ebfq_expire(struct ebfq_data *ed, struct ebfq_queue *bq,
 	unsigned long max_budget = ebfq_max_budget(ed);
 	unsigned long min_budget = ebfq_min_budget(ed);
 	bool greedy = reason == EBFQ_EXP_BUDGET || reason == EBFQ_EXP_TIMEOUT;
-	u64 now = ebfq_now();
+	u64 now = ebfq_now(), idle_start = now;
 	unsigned long charge;
 
 	lockdep_assert_held(&ed->lock);
@@ -684,6 +684,14 @@ void ebfq_expire(struct ebfq_data *ed, struct ebfq_queue *bq,
 	if (charge > entity->service)
 		ebfq_entity_surcharge(entity, charge - entity->service);
 
+	/*
+	 * Idle since the end of its first idle window, however late the
+	 * timer fired and whether the window started again: how long a
+	 * queue must stay away to be soft real-time does not depend on the
+	 * CPU load of the moment.
+	 */
+	if (reason == EBFQ_EXP_TOO_IDLE)
+		idle_start = min(now, ed->idle_since_ns + ed->tun.slice_idle_ns);
 	ebfq_stop_idling(ed, bq);
 	ed->last_busy_ns = now;
 	if (!__test_and_clear_bit(EBFQ_QF_FIRST_DISPATCH, &bq->flags))
@@ -695,7 +703,7 @@ void ebfq_expire(struct ebfq_data *ed, struct ebfq_queue *bq,
 	if (bq->queued)
 		entity->budget = bq->next_budget;
 	else
-		ebfq_wr_queue_idle(ed, bq, greedy, now);
+		ebfq_wr_queue_idle(ed, bq, greedy, idle_start);
 	/* May free bq. */
 	ebfq_entity_expire(entity, bq->queued);
 }

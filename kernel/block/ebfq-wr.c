@@ -396,7 +396,7 @@ bool ebfq_wr_queue_busy(struct ebfq_data *ed, struct ebfq_queue *bq,
  * @ed: the device
  * @bq: the queue, now without requests and out of service
  * @greedy: its last turn ended on its budget or its timeout
- * @now: ebfq_now()
+ * @now: when it went idle (ebfq_now(), or earlier)
  *
  * A queue that used all the service it was given did not go idle of its
  * own accord, it was cut off: whenever it comes back, it is a stream, not
