@@ -119,6 +119,27 @@ static void ebfq_group_set_weight(struct ebfq_data *ed, struct ebfq_group *bg)
 }
 
 /**
+ * ebfq_group_scale - an amount of service scaled by a group's weights
+ * @bg: a queue's group, NULL for the root
+ * @sectors: service meant for a queue of a group of the default weight
+ *
+ * Queues that stream side by side in groups of different weights receive
+ * service in proportion to their groups' weights, at every level: what
+ * their service is measured against scales the same way. Saturates at
+ * U32_MAX sectors (2 TiB).
+ */
+unsigned long ebfq_group_scale(const struct ebfq_group *bg,
+			       unsigned long sectors)
+{
+	u64 v = min_t(u64, sectors, U32_MAX);
+
+	for (; bg; bg = bg->parent)
+		v = min_t(u64, div_u64(v * bg->weight,
+				       EBFQ_GROUP_WEIGHT_DEFAULT), U32_MAX);
+	return v;
+}
+
+/**
  * ebfq_group_raised - queues in a group started or stopped being raised
  * @ed: the device
  * @bg: the group of the queues, NULL for the root

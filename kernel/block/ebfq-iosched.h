@@ -470,6 +470,8 @@ void ebfq_group_put(struct ebfq_group *bg);
 void ebfq_queue_set_group(struct ebfq_data *ed, struct ebfq_queue *bq,
 			  struct ebfq_group *bg);
 void ebfq_group_raised(struct ebfq_data *ed, struct ebfq_group *bg, int delta);
+unsigned long ebfq_group_scale(const struct ebfq_group *bg,
+			       unsigned long sectors);
 void ebfq_groups_flush_idle(struct ebfq_data *ed);
 bool ebfq_other_group_served(struct ebfq_data *ed, struct ebfq_group *bg,
 			     u64 since);
@@ -539,6 +541,12 @@ static inline void ebfq_queue_set_group(struct ebfq_data *ed,
 static inline void ebfq_group_raised(struct ebfq_data *ed,
 				     struct ebfq_group *bg, int delta)
 {
+}
+
+static inline unsigned long ebfq_group_scale(const struct ebfq_group *bg,
+					     unsigned long sectors)
+{
+	return sectors;
 }
 #endif /* CONFIG_IOSCHED_EBFQ_CGROUP */
 

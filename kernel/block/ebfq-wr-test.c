@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit suite of ebfq's responsiveness arithmetic (ebfq-wr.c): how long
- * raising lasts, the soft real-time rule, what a slow turn is charged, and
- * the peak-rate filter.
+ * raising lasts, the soft real-time rule, what a slow turn is charged, the
+ * peak-rate filter, and how groups scale what makes a streamer.
  */
 #include <kunit/test.h>
 #include <linux/prandom.h>
@@ -119,11 +119,48 @@ static void ebfq_test_rate_filter(struct kunit *test)
 	KUNIT_EXPECT_LE(test, rate, 50100ULL);
 }
 
+#ifdef CONFIG_IOSCHED_EBFQ_CGROUP
+static void ebfq_test_group_scale(struct kunit *test)
+{
+	struct ebfq_group *top, *child;
+
+	top = kunit_kzalloc(test, sizeof(*top), GFP_KERNEL);
+	child = kunit_kzalloc(test, sizeof(*child), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, top);
+	KUNIT_ASSERT_NOT_NULL(test, child);
+	child->parent = top;
+
+	/* The root's queues, and groups of the default weight: unscaled. */
+	KUNIT_EXPECT_EQ(test, ebfq_group_scale(NULL, 262144), 262144UL);
+	top->weight = EBFQ_GROUP_WEIGHT_DEFAULT;
+	child->weight = EBFQ_GROUP_WEIGHT_DEFAULT;
+	KUNIT_EXPECT_EQ(test, ebfq_group_scale(child, 262144), 262144UL);
+
+	/* Every level's weight counts: 400 then 50 is twice the default. */
+	top->weight = 400;
+	KUNIT_EXPECT_EQ(test, ebfq_group_scale(top, 262144), 4 * 262144UL);
+	child->weight = 50;
+	KUNIT_EXPECT_EQ(test, ebfq_group_scale(child, 262144), 2 * 262144UL);
+
+	/* The extremes neither overflow nor reach zero by accident. */
+	top->weight = EBFQ_GROUP_WEIGHT_MAX;
+	child->weight = EBFQ_GROUP_WEIGHT_MAX;
+	KUNIT_EXPECT_EQ(test, ebfq_group_scale(child, ULONG_MAX),
+			(unsigned long)U32_MAX);
+	top->weight = EBFQ_GROUP_WEIGHT_MIN;
+	child->weight = EBFQ_GROUP_WEIGHT_MIN;
+	KUNIT_EXPECT_EQ(test, ebfq_group_scale(child, 262144), 26UL);
+}
+#endif
+
 static struct kunit_case ebfq_wr_cases[] = {
 	KUNIT_CASE(ebfq_test_wr_duration),
 	KUNIT_CASE(ebfq_test_softrt_rule),
 	KUNIT_CASE(ebfq_test_time_charge),
 	KUNIT_CASE(ebfq_test_rate_filter),
+#ifdef CONFIG_IOSCHED_EBFQ_CGROUP
+	KUNIT_CASE(ebfq_test_group_scale),
+#endif
 	{}
 };
 

@@ -34,10 +34,12 @@ static const u64 ebfq_wr_default_rate = 20480;
 /*
  * An interactive queue of the default weight (BE level 4, 40) that reads
  * twice the reference start-up while raised is a streamer; a queue of
- * another weight, in proportion to its weight. Raised queues that stream
- * side by side receive service in proportion to their weights, so they
- * all lose their raising together, and their shares stay as the weights
- * say instead of the heaviest one starving until the others catch up.
+ * another weight, or in groups of other weights than the default, in
+ * proportion to those weights (ebfq_group_scale()). Raised queues that
+ * stream side by side receive service in proportion to their weights, so
+ * they all lose their raising together, and their shares stay as the
+ * weights say instead of the heaviest one starving until the others catch
+ * up.
  */
 static const unsigned long ebfq_wr_heavy_sectors = 2 * 131072;
 static const unsigned int ebfq_wr_heavy_weight = 40;
@@ -431,14 +433,17 @@ void ebfq_wr_queue_idle(struct ebfq_data *ed, struct ebfq_queue *bq,
 void ebfq_wr_dispatched(struct ebfq_data *ed, struct ebfq_queue *bq,
 			unsigned long sectors)
 {
+	unsigned long heavy;
+
 	lockdep_assert_held(&ed->lock);
 
 	bq->busy_service += sectors;
 	if (bq->wr_kind != EBFQ_WR_INTERACTIVE)
 		return;
 	bq->wr_service += sectors;
-	if ((u64)bq->wr_service * ebfq_wr_heavy_weight >
-	    (u64)ebfq_wr_heavy_sectors * bq->orig_weight) {
+	heavy = div_u64((u64)ebfq_wr_heavy_sectors * bq->orig_weight,
+			ebfq_wr_heavy_weight);
+	if (bq->wr_service > ebfq_group_scale(bq->group, heavy)) {
 		ed->wr_ended_heavy++;
 		ebfq_wr_stop(ed, bq);
 	}
