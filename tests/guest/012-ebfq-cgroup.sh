@@ -11,6 +11,8 @@
 #    removes it, and "default W" changes every device without override;
 #  - bad input to io.ebfq.weight is refused and changes nothing;
 #  - io.ebfq.stat counts what each group received;
+#  - buffered writes that sync sends to the device are the group's that
+#    dirtied the pages (cgroup writeback, with the memory controller);
 #  - a process starting in one group while streamers keep the device busy
 #    from another is raised, raises its group, and takes the device.
 # Shares are sectors read in the same time, figures to the log. They are
@@ -147,6 +149,31 @@ stat_test() {
 		test "${sectors:-0}" -gt 0
 }
 
+# group_sectors GROUP: the sectors io.ebfq.stat says GROUP received on $dev.
+group_sectors() {
+	sed -n "s/^$(cat "/sys/block/$dev/dev") .*sectors=\([0-9]*\).*/\1/p" \
+		"$cg/$1/io.ebfq.stat"
+}
+
+writeback_test() {
+	what="buffered writes synced from the root are the group's that dirtied them"
+	if ! grep -qw memory "$cg/cgroup.controllers"; then
+		skip "$what" "kernel without the memory controller (CONFIG_MEMCG), so without cgroup writeback"
+		return 0
+	fi
+	echo +memory >"$cg/cgroup.subtree_control"
+	before=$(group_sectors ebfq-a)
+	# 16 MiB dirtied in ebfq-a's page cache of the device, written by a
+	# sync from the root cgroup: the bios are ebfq-a's only if the pages'
+	# owner, not the process that writes them back, decides.
+	in_group ebfq-a dd if=/dev/zero of="/dev/$dev" bs=64k count=256 2>/dev/null
+	sync
+	after=$(group_sectors ebfq-a)
+	note "ebfq-a's sectors on $dev: ${before:-0} before its buffered 16 MiB, ${after:-0} after sync"
+	check "$what (ebfq-a +$((${after:-0} - ${before:-0})) sectors, want >= 32768)" \
+		test $((${after:-0} - ${before:-0})) -ge 32768
+}
+
 raising_test() {
 	dbg=/sys/kernel/debug/block/$dev/sched
 	echo 100 >"$cg/ebfq-a/io.ebfq.weight"
@@ -206,6 +233,7 @@ run() {
 	groups_not_processes_test
 	writer_test
 	stat_test
+	writeback_test
 	echo 1 >"/sys/block/$dev/queue/iosched/low_latency"
 	raising_test
 	override_test
