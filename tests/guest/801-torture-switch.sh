@@ -33,6 +33,7 @@ run() {
 		s=$(echo "$scheds" | cut -d' ' -f"$(random_between 1 "$nsched")")
 		(echo "$s" >"/sys/block/$dev/queue/scheduler") 2>/dev/null || refused=$((refused + 1))
 		switches=$((switches + 1))
+		torture_progress switch "$switches" "$start"
 		msleep "$(random_between 100 200)"
 	done
 	wrc=0

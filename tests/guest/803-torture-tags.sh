@@ -64,6 +64,7 @@ run() {
 			(echo "$n" >"$nr") 2>/dev/null && writes=$((writes + 1))
 		done
 		sweeps=$((sweeps + 1))
+		torture_progress nr_requests "$writes" "$start"
 	done
 	rc=0
 	wait "$pid" || rc=$?

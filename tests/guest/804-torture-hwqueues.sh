@@ -31,6 +31,7 @@ run() {
 			(echo mq-deadline >"/sys/block/$dev/queue/scheduler") 2>/dev/null ||
 				refused=$((refused + 1))
 		done
+		torture_progress "hw queues" "$changes" "$start"
 	done
 	rc=0
 	wait "$pid" || rc=$?

@@ -75,6 +75,7 @@ run() {
 			--verify=crc32c --verify_fatal=1
 		[ "$fio_rc" -eq 0 ] && [ "$fio_err" = 0 ] || bad=$((bad + 1))
 		kib=$((kib + fio_kib))
+		torture_progress io_uring "$r" "$start"
 	done
 	torture_report "io_uring" "$runs" "$((kib / 4))" "$start"
 	check "$dev: $runs io_uring runs through io-wq workers, verified ($bad failed)" test "$bad" -eq 0
@@ -99,6 +100,7 @@ run() {
 			ionice -c "$class" -n "$(random_between 0 7)" -p "$p" 2>/dev/null &&
 				changes=$((changes + 1))
 		done
+		torture_progress ioprio "$changes" "$start"
 		msleep 50
 	done
 	rc=0

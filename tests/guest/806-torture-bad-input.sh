@@ -57,6 +57,7 @@ run() {
 				[ "$now" = "$before" ] || echo "${f##*/}: '$shown' changed it to $now"
 			done
 		done >>/tmp/bad-input.log
+		torture_progress "bad input" "$writes" "$start"
 	done
 	kill "$pid" 2>/dev/null || true
 	wait "$pid" || true

@@ -133,6 +133,7 @@ churn_test() {
 				refused=$((refused + 1))
 			switches=$((switches + 1))
 		fi
+		torture_progress "cgroup churn" "$i" "$start"
 		msleep "$(random_between 50 150)"
 	done
 	wrc=0 rrc=0 src=0
@@ -215,6 +216,7 @@ shared_test() {
 		elif [ "$q" -gt 1 ]; then
 			apart=$((apart + 1))
 		fi
+		torture_progress "shared queue" "$i" "$start"
 		msleep "$(random_between 50 150)"
 	done
 	rc=0

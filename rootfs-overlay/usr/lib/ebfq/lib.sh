@@ -240,6 +240,16 @@ torture_report() {
 	note "$1: $2 iterations, $3 I/Os, $(($(date +%s) - $4)) s"
 }
 
+# torture_progress NAME ITERATIONS START: inside a torture loop, a line
+# at most once a minute (iterations so far, seconds since START), so that
+# a long run at a large scale (make torture) shows how far it got.
+torture_progress() {
+	now=$(date +%s)
+	[ $((now - ${torture_shown:-$3})) -ge 60 ] || return 0
+	torture_shown=$now
+	note "$1: $2 iterations so far, $((now - $3)) s"
+}
+
 # trouble_besides PATTERN: kernel_trouble without the lines a test causes
 # on purpose (I/O errors of a device it fails, for one).
 trouble_besides() {
