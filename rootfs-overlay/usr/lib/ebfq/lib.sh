@@ -242,12 +242,14 @@ torture_report() {
 
 # torture_progress NAME ITERATIONS START: inside a torture loop, a line
 # at most once a minute (iterations so far, seconds since START), so that
-# a long run at a large scale (make torture) shows how far it got.
+# a long run at a large scale (make torture) shows how far it got. Its
+# variables are torture_-prefixed: sh has no locals, and the loops it is
+# called from have their own (806 reads a tunable into "now").
 torture_progress() {
-	now=$(date +%s)
-	[ $((now - ${torture_shown:-$3})) -ge 60 ] || return 0
-	torture_shown=$now
-	note "$1: $2 iterations so far, $((now - $3)) s"
+	torture_now=$(date +%s)
+	[ $((torture_now - ${torture_shown:-$3})) -ge 60 ] || return 0
+	torture_shown=$torture_now
+	note "$1: $2 iterations so far, $((torture_now - $3)) s"
 }
 
 # trouble_besides PATTERN: kernel_trouble without the lines a test causes
