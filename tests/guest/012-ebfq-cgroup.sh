@@ -141,18 +141,17 @@ bad_input_test() {
 	echo "$mm default" >"$f"
 }
 
-stat_test() {
-	line=$(grep "^$(cat "/sys/block/$dev/dev") " "$cg/ebfq-c/io.ebfq.stat")
-	note "io.ebfq.stat of ebfq-c: $line"
-	sectors=$(echo "$line" | sed -n 's/.*sectors=\([0-9]*\).*/\1/p')
-	check "io.ebfq.stat counts the sectors ebfq-c received (${sectors:-none})" \
-		test "${sectors:-0}" -gt 0
-}
-
 # group_sectors GROUP: the sectors io.ebfq.stat says GROUP received on $dev.
 group_sectors() {
 	sed -n "s/^$(cat "/sys/block/$dev/dev") .*sectors=\([0-9]*\).*/\1/p" \
 		"$cg/$1/io.ebfq.stat"
+}
+
+stat_test() {
+	note "io.ebfq.stat of ebfq-c: $(grep "^$(cat "/sys/block/$dev/dev") " "$cg/ebfq-c/io.ebfq.stat")"
+	sectors=$(group_sectors ebfq-c)
+	check "io.ebfq.stat counts the sectors ebfq-c received (${sectors:-none})" \
+		test "${sectors:-0}" -gt 0
 }
 
 writeback_test() {
@@ -169,9 +168,9 @@ writeback_test() {
 	in_group ebfq-a dd if=/dev/zero of="/dev/$dev" bs=64k count=256 2>/dev/null
 	sync
 	after=$(group_sectors ebfq-a)
+	grew=$((${after:-0} - ${before:-0}))
 	note "ebfq-a's sectors on $dev: ${before:-0} before its buffered 16 MiB, ${after:-0} after sync"
-	check "$what (ebfq-a +$((${after:-0} - ${before:-0})) sectors, want >= 32768)" \
-		test $((${after:-0} - ${before:-0})) -ge 32768
+	check "$what (ebfq-a +$grew sectors, want >= 32768)" test "$grew" -ge 32768
 }
 
 raising_test() {
