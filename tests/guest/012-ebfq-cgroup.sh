@@ -15,7 +15,8 @@
 #    dirtied the pages (cgroup writeback, with the memory controller);
 #  - a process starting in one group while streamers keep the device busy
 #    from another is raised, raises its group, and takes the device.
-# Shares are sectors read in the same time, figures to the log. They are
+# Shares are what each group read or wrote in the same window, while all
+# ran (io.stat, see group_shares), figures to the log. They are
 # B-WF2Q+'s guarantee, measured with low_latency=0: weight raising gives a
 # new process the device for its first ~2 s on purpose (here: 15.1/29.0/
 # 55.9 % instead of 14.3/28.6/57.1 in one 12 s run of three). The raising
@@ -35,18 +36,22 @@ requires() {
 	cgroup_needs
 }
 
-# readers GROUP:OFFSET_MIB...: a reader of $common in each, all at once;
-# prints the KiB each read, in order.
-readers() {
+# run_shares WHAT GROUP[:OPT=VALUE,...]...: a job of $common for each, all
+# at once; $shares: the KiB each group moved in the $secs seconds when all
+# ran (measure_shares).
+run_shares() {
+	rs_what=$1
+	shift
 	# shellcheck disable=SC2086
-	group_readers $common -- "$@"
+	measure_shares "$rs_what" "$dev" "$secs" $common -- "$@"
 }
 
 weights_test() {
 	group_make ebfq-a 100
 	group_make ebfq-b 200
 	group_make ebfq-c 400
-	shares=$(readers ebfq-a:0 ebfq-b:256 ebfq-c:512)
+	run_shares "readers in groups made progress" \
+		ebfq-a:offset=0 ebfq-b:offset=256M ebfq-c:offset=512M || return 0
 	note "groups 100:200:400 read $shares KiB in ${secs}s"
 	note "$(grep -E '^(raised|raising|preempt|peak|wr_dur)' "/sys/kernel/debug/block/$dev/sched/state" | tr '\n' ' ')"
 	note "turns ended by: $(turn_ends "$dev")"
@@ -66,27 +71,26 @@ weights_test() {
 groups_not_processes_test() {
 	echo 100 >"$cg/ebfq-b/io.ebfq.weight"
 	echo 100 >"$cg/ebfq-c/io.ebfq.weight"
-	shares=$(readers ebfq-b:0 ebfq-b:256 ebfq-c:512)
-	note "two readers in one group, one in another, equal weights: $shares KiB"
+	run_shares "readers made progress" \
+		ebfq-b:offset=0 ebfq-b:offset=256M ebfq-c:offset=512M || return 0
+	note "two readers in one group, one in another, equal weights: $shares KiB in ${secs}s"
 	# shellcheck disable=SC2086
 	set -- $shares
-	total=$(($1 + $2 + $3))
+	total=$(($1 + $2))
 	[ "$total" -gt 0 ] || { not_ok "readers made progress" "fio read nothing"; return 0; }
-	share_check "group of two readers" $(($1 + $2)) "$total" 1 2 5
-	share_check "group of one reader" "$3" "$total" 1 2 5
+	share_check "group of two readers" "$1" "$total" 1 2 5
+	share_check "group of one reader" "$2" "$total" 1 2 5
 }
 
 writer_test() {
 	echo 100 >"$cg/ebfq-a/io.ebfq.weight"
 	echo 1000 >"$cg/ebfq-c/io.ebfq.weight"
+	run_shares "a writer and a reader made progress" \
+		ebfq-a:rw=write ebfq-c:offset=512M || return 0
 	# shellcheck disable=SC2086
-	in_group ebfq-a fio_kib_each $common --rw=write --name=w --offset=0 >/tmp/ebfq-cg.w &
-	# shellcheck disable=SC2086
-	in_group ebfq-c fio_kib_each $common --name=r --offset=512M >/tmp/ebfq-cg.r &
-	wait
-	w=$(cat /tmp/ebfq-cg.w) r=$(cat /tmp/ebfq-cg.r)
-	rm -f /tmp/ebfq-cg.*
-	note "writer in weight 100 wrote $w KiB, reader in weight 1000 read $r KiB"
+	set -- $shares
+	w=$1 r=$2
+	note "writer in weight 100 wrote $w KiB, reader in weight 1000 read $r KiB in ${secs}s"
 	pct=$(awk -v r="$r" -v w="$w" 'BEGIN { printf "%.1f", (r + w) ? 100 * r / (r + w) : 0 }')
 	if awk -v p="$pct" 'BEGIN { exit !(p >= 85) }'; then
 		ok "reader of the weight-1000 group got $pct % against a writer (>= 85 %)"
@@ -224,7 +228,7 @@ run() {
 	echo 512 >"/sys/block/$dev/queue/iosched/max_budget"
 	echo 20 >"/sys/block/$dev/queue/iosched/slice_idle"
 	common="--filename=/dev/$dev --direct=1 --ioengine=psync --rw=read --bs=64k
-		--size=256M --time_based --runtime=$secs"
+		--size=256M"
 
 	dmesg_clear
 	echo 0 >"/sys/block/$dev/queue/iosched/low_latency"

@@ -7,11 +7,11 @@
 #    shares within +-10 % of 1:2:4;
 #  - two readers in one group, one in another, equal weights: the groups
 #    split 50:50 (+-10 %).
-# As in 012 the shares are B-WF2Q+'s and measured with low_latency=0 (a
-# new process is raised on purpose for its first seconds). The readers
-# stay inside the 64 MiB scratch disk: the host's page cache is bypassed
-# (cache=none) and fio reads with O_DIRECT, so rereading costs what
-# reading does.
+# As in 012 the shares are B-WF2Q+'s, measured with low_latency=0 (a new
+# process is raised on purpose for its first seconds) in a window where
+# all readers run (group_shares). The readers stay inside the 64 MiB
+# scratch disk: the host's page cache is bypassed (cache=none) and fio
+# reads with O_DIRECT, so rereading costs what reading does.
 
 requires() {
 	[ -n "$(ebfq_cmdline ebfq_profile)" ] ||
@@ -37,40 +37,38 @@ run() {
 	note "profile $profile on $dev: max_sectors_kb $(cat "/sys/block/$dev/queue/max_sectors_kb"), rotational $(cat "/sys/block/$dev/queue/rotational")"
 	# 20 MiB each (three fit on the 64 MiB disk), reread as needed.
 	common="--filename=/dev/$dev --direct=1 --ioengine=psync --rw=read --bs=64k
-		--size=20M --time_based --runtime=$secs"
+		--size=20M"
 	dmesg_clear
 
 	group_make ebfq-a 100
 	group_make ebfq-b 200
 	group_make ebfq-c 400
 	# shellcheck disable=SC2086
-	shares=$(group_readers $common -- ebfq-a:0 ebfq-b:21 ebfq-c:42)
-	note "$profile: groups 100:200:400 read $shares KiB in ${secs}s"
-	note "turns ended by: $(turn_ends "$dev")"
-	# shellcheck disable=SC2086
-	set -- $shares
-	total=$(($1 + $2 + $3))
-	if [ "$total" -gt 0 ]; then
+	if measure_shares "$profile: readers in groups made progress" \
+		"$dev" "$secs" $common -- \
+		ebfq-a:offset=0 ebfq-b:offset=21M ebfq-c:offset=42M; then
+		note "$profile: groups 100:200:400 read $shares KiB in ${secs}s"
+		note "turns ended by: $(turn_ends "$dev")"
+		# shellcheck disable=SC2086
+		set -- $shares
+		total=$(($1 + $2 + $3))
 		share_check "$profile: group of weight 100" "$1" "$total" 1 7 10
 		share_check "$profile: group of weight 200" "$2" "$total" 2 7 10
 		share_check "$profile: group of weight 400" "$3" "$total" 4 7 10
-	else
-		not_ok "$profile: readers in groups made progress" "fio read nothing"
 	fi
 
 	echo 100 >"$cg/ebfq-b/io.ebfq.weight"
 	echo 100 >"$cg/ebfq-c/io.ebfq.weight"
 	# shellcheck disable=SC2086
-	shares=$(group_readers $common -- ebfq-b:0 ebfq-b:21 ebfq-c:42)
-	note "$profile: two readers in one group, one in another, equal weights: $shares KiB"
-	# shellcheck disable=SC2086
-	set -- $shares
-	total=$(($1 + $2 + $3))
-	if [ "$total" -gt 0 ]; then
-		share_check "$profile: group of two readers" $(($1 + $2)) "$total" 1 2 10
-		share_check "$profile: group of one reader" "$3" "$total" 1 2 10
-	else
-		not_ok "$profile: readers made progress" "fio read nothing"
+	if measure_shares "$profile: readers made progress" \
+		"$dev" "$secs" $common -- \
+		ebfq-b:offset=0 ebfq-b:offset=21M ebfq-c:offset=42M; then
+		note "$profile: two readers in one group, one in another, equal weights: $shares KiB in ${secs}s"
+		# shellcheck disable=SC2086
+		set -- $shares
+		total=$(($1 + $2))
+		share_check "$profile: group of two readers" "$1" "$total" 1 2 10
+		share_check "$profile: group of one reader" "$2" "$total" 1 2 10
 	fi
 
 	rmdir "$cg/ebfq-a" "$cg/ebfq-b" "$cg/ebfq-c"

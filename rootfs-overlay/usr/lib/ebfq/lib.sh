@@ -304,6 +304,10 @@ within() {
 # share_check WHAT HAVE TOTAL PARTS OF PERCENT: a test point that HAVE of
 # TOTAL is PARTS/OF of it, within +-PERCENT % (relative).
 share_check() {
+	if [ "$3" -le 0 ]; then
+		not_ok "$1 got its share" "nothing moved at all"
+		return 0
+	fi
 	want=$(($3 * $4 / $5))
 	have_pct=$(awk -v h="$2" -v t="$3" 'BEGIN { printf "%.1f", 100 * h / t }')
 	want_pct=$(awk -v p="$4" -v o="$5" 'BEGIN { printf "%.1f", 100 * p / o }')
@@ -358,28 +362,126 @@ exec_in_group() {
 	)
 }
 
-# group_readers FIO-ARGS -- GROUP:OFFSET_MIB...: one fio job with FIO-ARGS
-# per GROUP:OFFSET, each in its group, all at once; prints the KiB each
-# read, in order, on one line.
-group_readers() {
-	args=
+# group_kill GROUP: kills every process in GROUP (cgroup.kill) and waits up
+# to 10 s for it to be empty; returns 1, with the reason on stderr, if not.
+group_kill() {
+	echo 1 >"$cgroup_root/$1/cgroup.kill"
+	gk_t=0
+	until grep -qx 'populated 0' "$cgroup_root/$1/cgroup.events"; do
+		if [ "$gk_t" -ge 50 ]; then
+			echo "group $1 still has processes 10 s after cgroup.kill" >&2
+			return 1
+		fi
+		msleep 200
+		gk_t=$((gk_t + 1))
+	done
+}
+
+# group_io DEV GROUP: the bytes GROUP has read and written on DEV, as the
+# block layer counts them when bios are submitted (io.stat), not as ebfq
+# does: the tests judge the scheduler by a count it does not keep.
+group_io() {
+	awk -v d="$(cat "/sys/block/$1/dev")" '$1 == d {
+		for (i = 2; i <= NF; i++) {
+			split($i, kv, "=")
+			if (kv[1] == "rbytes" || kv[1] == "wbytes")
+				n += kv[2]
+		}
+	} END { print n + 0 }' "$cgroup_root/$2/io.stat"
+}
+
+# group_shares DEV SECS FIO-ARGS -- GROUP[:OPT=VALUE,...]...: one fio job
+# per spec, in GROUP, with FIO-ARGS and --OPT=VALUE for each OPT=VALUE given
+# (offset=256M,rw=write); once every group does I/O on DEV, and a second
+# more, prints the KiB
+# each group (in order of first appearance) moved on DEV in the next SECS
+# seconds, on one line, then kills every process of those groups. Only that
+# window counts: on a loaded emulated CPU the fio processes start seconds
+# apart, and the first would have the device to itself meanwhile. Returns 1,
+# with the reason on stderr, when a group did no I/O within 60 s.
+group_shares() {
+	gs_dev=$1 gs_secs=$2
+	shift 2
+	gs_args=
 	while [ "$1" != -- ]; do
-		args="$args $1"
+		gs_args="$gs_args $1"
 		shift
 	done
 	shift
-	i=0
-	for spec in "$@"; do
-		i=$((i + 1))
-		# shellcheck disable=SC2086
-		in_group "${spec%%:*}" fio_kib_each $args --name="r$i" \
-			--offset="${spec#*:}M" >"/tmp/ebfq-readers.$i" &
+	gs_pids='' gs_groups='' gs_i=0
+	for gs_spec in "$@"; do
+		gs_g=${gs_spec%%:*}
+		case " $gs_groups " in
+		*" $gs_g "*) ;;
+		*) gs_groups="$gs_groups $gs_g" ;;
+		esac
 	done
-	wait
-	j=0
-	while [ "$j" -lt "$i" ]; do
-		j=$((j + 1))
-		cat "/tmp/ebfq-readers.$j"
-	done | tr '\n' ' '
-	rm -f /tmp/ebfq-readers.*
+	gs_base=
+	for gs_g in $gs_groups; do
+		gs_base="$gs_base $(group_io "$gs_dev" "$gs_g")"
+	done
+	for gs_spec in "$@"; do
+		gs_i=$((gs_i + 1))
+		gs_g=${gs_spec%%:*} gs_opts=''
+		[ "$gs_g" = "$gs_spec" ] ||
+			gs_opts=$(echo "${gs_spec#*:}" | sed 's/^/--/; s/,/ --/g')
+		# shellcheck disable=SC2086
+		exec_in_group "$gs_g" fio --eta=never --output=/dev/null $gs_args \
+			--time_based --runtime=$((gs_secs + 120)) --name="j$gs_i" \
+			$gs_opts 2>"/tmp/ebfq-shares.$gs_i" &
+		gs_pids="$gs_pids $!"
+	done
+	gs_rc=0 gs_t=0
+	# shellcheck disable=SC2086
+	set -- $gs_base
+	for gs_g in $gs_groups; do
+		while [ "$(group_io "$gs_dev" "$gs_g")" -le "$1" ]; do
+			if [ "$gs_t" -ge 300 ]; then
+				echo "group $gs_g did no I/O in 60 s: $(cat /tmp/ebfq-shares.* | head -3)" >&2
+				gs_rc=1
+				break 2
+			fi
+			msleep 200
+			gs_t=$((gs_t + 1))
+		done
+		shift
+	done
+	if [ "$gs_rc" -eq 0 ]; then
+		sleep 1
+		gs_before=
+		for gs_g in $gs_groups; do
+			gs_before="$gs_before $(group_io "$gs_dev" "$gs_g")"
+		done
+		sleep "$gs_secs"
+		# shellcheck disable=SC2086
+		set -- $gs_before
+		for gs_g in $gs_groups; do
+			echo $((($(group_io "$gs_dev" "$gs_g") - $1) / 1024))
+			shift
+		done | tr '\n' ' '
+	fi
+	for gs_g in $gs_groups; do
+		group_kill "$gs_g" || gs_rc=1
+	done
+	for gs_p in $gs_pids; do
+		wait "$gs_p" || true
+	done
+	rm -f /tmp/ebfq-shares.*
+	return "$gs_rc"
+}
+
+# measure_shares WHAT DEV SECS FIO-ARGS -- SPEC...: group_shares, its
+# figures in $shares; when it fails, so does the test point WHAT, with the
+# reason, and it returns 1.
+measure_shares() {
+	ms_what=$1
+	shift
+	if ! group_shares "$@" >/tmp/ebfq-ms.out 2>/tmp/ebfq-ms.err; then
+		not_ok "$ms_what" "$(cat /tmp/ebfq-ms.err)"
+		rm -f /tmp/ebfq-ms.*
+		return 1
+	fi
+	# shellcheck disable=SC2034 # the caller's
+	shares=$(cat /tmp/ebfq-ms.out)
+	rm -f /tmp/ebfq-ms.*
 }
