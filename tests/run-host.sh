@@ -33,11 +33,8 @@
 #                    root=/dev/mmcblk0p2; test 902.
 #   virt-emmc        the test kernel, vda throttled to the emmc device
 #                    profile (board-scripts/profiles/emmc.profile): cgroup
-#                    shares on a device shaped like the product's (013).
-#                    Not in the default list yet: in one clean-clone CI run
-#                    of three local ones, a group of two readers got 55.6 %
-#                    against one reader (limit 55), with 161 turns ending
-#                    too_idle; until that bias is fixed, run it by name.
+#                    shares on a device shaped like the product's (013),
+#                    alone, after the first three.
 #   virt-debug       the debug kernel (KASAN, UBSAN, kmemleak, ebfq's
 #                    invariant checks), two vCPUs, null_blk requeue faults:
 #                    KUnit and the torture suite (800-849, 899) at
@@ -69,7 +66,7 @@ timeout=${TIMEOUT:-1500}
 # for longer is stuck deeper than the guest can tell (board-scripts --stall).
 stall=${STALL:-900}
 boots=("$@")
-[ ${#boots[@]} -gt 0 ] || boots=(vexpress virt virt-module virt-uboot vexpress-sd virt-debug)
+[ ${#boots[@]} -gt 0 ] || boots=(vexpress virt virt-module virt-uboot vexpress-sd virt-emmc virt-debug)
 uboot=/usr/lib/u-boot/qemu_arm/u-boot.bin
 
 pass=0 fail=0 skipped=0
