@@ -102,20 +102,37 @@ static const struct ebfq_entity_ops ebfq_group_entity_ops = {
 };
 
 /*
- * The weight in force: the device's override, else the cgroup's; raised
- * while a queue inside is, since a raised queue would otherwise wait for
- * its group's turn among its peers. The engine applies it at the group's
+ * The weight in force: the device's override, else the cgroup's. With
+ * wr_groups, raised while a queue inside is, so that a raised queue does
+ * not wait for its group's turn among its peers; by default a raised
+ * queue is raised among its group's queues only, and the groups keep the
+ * shares their weights give them. The engine applies it at the group's
  * next activation or turn.
  */
 static void ebfq_group_set_weight(struct ebfq_data *ed, struct ebfq_group *bg)
 {
 	struct ebfq_blkcg *ebc = blkcg_to_ebc(bg->pd.blkg->blkcg);
+	bool raised = bg->wr_nr && ed->tun.wr_groups;
 
 	lockdep_assert_held(&ed->lock);
 
 	bg->weight = bg->dev_weight ?: ebc->weight;
-	bg->entity.new_weight = bg->weight *
-				(bg->wr_nr ? ed->tun.wr_coeff : 1);
+	bg->entity.new_weight = bg->weight * (raised ? ed->tun.wr_coeff : 1);
+}
+
+/**
+ * ebfq_groups_reweight - wr_groups or wr_coeff changed: every online
+ * group's weight again
+ * @ed: the device
+ */
+void ebfq_groups_reweight(struct ebfq_data *ed)
+{
+	struct ebfq_group *bg;
+
+	lockdep_assert_held(&ed->lock);
+
+	list_for_each_entry(bg, &ed->groups, node)
+		ebfq_group_set_weight(ed, bg);
 }
 
 /**

@@ -269,6 +269,7 @@ struct ebfq_tunables {
 	unsigned int wr_min_idle_time_ms; /* idle this long: new again */
 	unsigned int wr_rt_max_time_ms;	/* soft-RT raising, renewed */
 	unsigned int wr_max_softrt_rate; /* sectors/s a soft-RT queue asks */
+	bool wr_groups;			/* raise the groups of raised queues */
 };
 
 /*
@@ -470,6 +471,7 @@ void ebfq_group_put(struct ebfq_group *bg);
 void ebfq_queue_set_group(struct ebfq_data *ed, struct ebfq_queue *bq,
 			  struct ebfq_group *bg);
 void ebfq_group_raised(struct ebfq_data *ed, struct ebfq_group *bg, int delta);
+void ebfq_groups_reweight(struct ebfq_data *ed);
 unsigned long ebfq_group_scale(const struct ebfq_group *bg,
 			       unsigned long sectors);
 void ebfq_groups_flush_idle(struct ebfq_data *ed);
@@ -540,6 +542,10 @@ static inline void ebfq_queue_set_group(struct ebfq_data *ed,
 
 static inline void ebfq_group_raised(struct ebfq_data *ed,
 				     struct ebfq_group *bg, int delta)
+{
+}
+
+static inline void ebfq_groups_reweight(struct ebfq_data *ed)
 {
 }
 

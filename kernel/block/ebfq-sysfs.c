@@ -76,6 +76,7 @@ void ebfq_tunables_init(struct ebfq_tunables *tun)
 	tun->wr_min_idle_time_ms = ebfq_default_wr_min_idle_time_ms;
 	tun->wr_rt_max_time_ms = ebfq_default_wr_rt_max_time_ms;
 	tun->wr_max_softrt_rate = ebfq_default_wr_max_softrt_rate;
+	tun->wr_groups = false;
 }
 
 /*
@@ -100,6 +101,7 @@ static void ebfq_tunables_changed(struct ebfq_data *ed)
 	/* low_latency 0: plain B-WF2Q+, every raising ends now. */
 	if (!ed->tun.low_latency)
 		ebfq_wr_stop_all(ed);
+	ebfq_groups_reweight(ed);
 }
 
 /*
@@ -171,6 +173,8 @@ EBFQ_SHOW(wr_max_softrt_rate, wr_max_softrt_rate, 1)
 EBFQ_STORE(wr_max_softrt_rate, wr_max_softrt_rate, 1, 1, EBFQ_WR_RATE_MAX)
 EBFQ_SHOW(low_latency, low_latency, 1)
 EBFQ_STORE(low_latency, low_latency, 1, 0, 1)
+EBFQ_SHOW(wr_groups, wr_groups, 1)
+EBFQ_STORE(wr_groups, wr_groups, 1, 0, 1)
 EBFQ_STORE_AUTO(max_budget, max_budget, EBFQ_MAX_BUDGET_MIN,
 		EBFQ_MAX_BUDGET_MAX)
 
@@ -194,6 +198,7 @@ struct elv_fs_entry ebfq_attrs[] = {
 	EBFQ_ATTR(wr_min_idle_time),
 	EBFQ_ATTR(wr_rt_max_time),
 	EBFQ_ATTR(wr_max_softrt_rate),
+	EBFQ_ATTR(wr_groups),
 	__ATTR_NULL
 };
 
@@ -297,14 +302,15 @@ static int ebfq_groups_show(void *data, struct seq_file *m)
 	char path[64];
 
 	spin_lock_irq(&ed->lock);
-	seq_puts(m, "/ weight=- dev_weight=- raised=- where=- ");
+	seq_puts(m, "/ weight=- dev_weight=- raised=- sched_weight=- where=- ");
 	ebfq_group_print_stats(m, ed, NULL);
 	seq_putc(m, '\n');
 	list_for_each_entry(bg, &ed->groups, node) {
 		cgroup_path(bg->pd.blkg->blkcg->css.cgroup, path, sizeof(path));
-		seq_printf(m, "%s weight=%u dev_weight=%u raised=%u where=%s ",
+		seq_printf(m,
+			   "%s weight=%u dev_weight=%u raised=%u sched_weight=%u where=%s ",
 			   path, bg->weight, bg->dev_weight, bg->wr_nr,
-			   ebfq_where_names[bg->entity.where]);
+			   bg->entity.weight, ebfq_where_names[bg->entity.where]);
 		ebfq_group_print_stats(m, ed, bg);
 		seq_putc(m, '\n');
 	}

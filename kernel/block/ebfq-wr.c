@@ -34,12 +34,12 @@ static const u64 ebfq_wr_default_rate = 20480;
 /*
  * An interactive queue of the default weight (BE level 4, 40) that reads
  * twice the reference start-up while raised is a streamer; a queue of
- * another weight, or in groups of other weights than the default, in
- * proportion to those weights (ebfq_group_scale()). Raised queues that
- * stream side by side receive service in proportion to their weights, so
- * they all lose their raising together, and their shares stay as the
- * weights say instead of the heaviest one starving until the others catch
- * up.
+ * another weight in proportion to its weight, and, with wr_groups (which
+ * raises the groups too), to its groups' weights (ebfq_group_scale()).
+ * Raised queues that stream side by side receive service in proportion to
+ * those weights, so they all lose their raising together, and their
+ * shares stay as the weights say instead of the heaviest one starving
+ * until the others catch up.
  */
 static const unsigned long ebfq_wr_heavy_sectors = 2 * 131072;
 static const unsigned int ebfq_wr_heavy_weight = 40;
@@ -221,7 +221,7 @@ static void ebfq_wr_start(struct ebfq_data *ed, struct ebfq_queue *bq,
 		list_add_tail(&bq->wr_node, &ed->wr_queues);
 		/* ->limit_depth() reads it without the lock. */
 		WRITE_ONCE(ed->wr_nr, ed->wr_nr + 1);
-		/* Its groups are raised with it, or it would wait for peers. */
+		/* Its groups count it; with wr_groups they are raised. */
 		ebfq_group_raised(ed, bq->group, 1);
 	}
 	/* A soft-RT queue that keeps its pattern renews its raising. */
@@ -443,7 +443,9 @@ void ebfq_wr_dispatched(struct ebfq_data *ed, struct ebfq_queue *bq,
 	bq->wr_service += sectors;
 	heavy = div_u64((u64)ebfq_wr_heavy_sectors * bq->orig_weight,
 			ebfq_wr_heavy_weight);
-	if (bq->wr_service > ebfq_group_scale(bq->group, heavy)) {
+	if (ed->tun.wr_groups)
+		heavy = ebfq_group_scale(bq->group, heavy);
+	if (bq->wr_service > heavy) {
 		ed->wr_ended_heavy++;
 		ebfq_wr_stop(ed, bq);
 	}

@@ -23,7 +23,8 @@ wr_coeff 1 10 100
 wr_max_time 0 5000 60000
 wr_min_idle_time 0 500 60000
 wr_rt_max_time 1 200 60000
-wr_max_softrt_rate 1 8192 2097152"
+wr_max_softrt_rate 1 8192 2097152
+wr_groups 0 1 1"
 
 try_write() {
 	# A subshell, so that a refused write cannot end the test.

@@ -14,13 +14,14 @@
 #  - buffered writes that sync sends to the device are the group's that
 #    dirtied the pages (cgroup writeback, with the memory controller);
 #  - a process starting in one group while streamers keep the device busy
-#    from another is raised, raises its group, and takes the device.
+#    from another is raised inside its group, which keeps its weight; with
+#    wr_groups=1 it raises its group and takes the device.
 # Shares are what each group read or wrote in the same window, while all
 # ran (io.stat, see group_shares), figures to the log. They are
-# B-WF2Q+'s guarantee, measured with low_latency=0: weight raising gives a
-# new process the device for its first ~2 s on purpose (here: 15.1/29.0/
-# 55.9 % instead of 14.3/28.6/57.1 in one 12 s run of three). The raising
-# test runs with it on.
+# B-WF2Q+'s guarantee, measured with low_latency=0, plain B-WF2Q+ (the
+# heuristics raise new processes inside their groups, which leaves the
+# groups' shares alone unless wr_groups=1). The raising test runs with it
+# on.
 
 cg=$cgroup_root
 
@@ -177,8 +178,14 @@ writeback_test() {
 	check "$what (ebfq-a +$grew sectors, want >= 32768)" test "$grew" -ge 32768
 }
 
-raising_test() {
+# new_process_under_load WR_GROUPS: with wr_groups=WR_GROUPS, three
+# streamers in ebfq-b, then a new process in ebfq-a (equal weights) reads
+# 4 MiB; sets $raised (samples with a raised queue in ebfq-a), $samples,
+# $max_weight (the largest weight ebfq-a was scheduled with), and the
+# raised_interactive and preemptions counts before ($inter0, $pre0).
+new_process_under_load() {
 	dbg=/sys/kernel/debug/block/$dev/sched
+	echo "$1" >"/sys/block/$dev/queue/iosched/wr_groups"
 	echo 100 >"$cg/ebfq-a/io.ebfq.weight"
 	echo 100 >"$cg/ebfq-b/io.ebfq.weight"
 	streamers=
@@ -200,23 +207,38 @@ raising_test() {
 	exec_in_group ebfq-a dd if="/dev/$dev" of=/dev/null bs=16k count=256 \
 		skip=3276800 iflag=direct 2>/dev/null &
 	pid=$!
-	samples=0 raised=0
+	samples=0 raised=0 max_weight=0
 	while kill -0 "$pid" 2>/dev/null; do
-		r=$(sed -n 's|^/ebfq-a .* raised=\([0-9]*\) .*|\1|p' "$dbg/groups")
+		line=$(grep '^/ebfq-a ' "$dbg/groups")
+		r=$(echo "$line" | sed -n 's|.* raised=\([0-9]*\) .*|\1|p')
+		w=$(echo "$line" | sed -n 's|.* sched_weight=\([0-9]*\) .*|\1|p')
 		samples=$((samples + 1))
 		[ "${r:-0}" -eq 0 ] || raised=$((raised + 1))
+		[ "${w:-0}" -le "$max_weight" ] || max_weight=$w
 		msleep 20
 	done
 	wait "$pid" || true
 	# shellcheck disable=SC2086
 	kill $streamers 2>/dev/null || true
 	for p in $streamers; do wait "$p" 2>/dev/null || true; done
-	note "ebfq-a had a raised queue in $raised of $samples samples while its new process ran"
+	echo 0 >"/sys/block/$dev/queue/iosched/wr_groups"
+	note "wr_groups=$1: ebfq-a had a raised queue in $raised of $samples samples while its new process ran, scheduled at weight $max_weight at most"
+}
+
+raising_test() {
+	new_process_under_load 0
 	check "a process starting in a group under load is raised" \
 		test "$(sched_stat "$dev" raised_interactive)" -gt "$inter0"
-	check "it takes the device from the other group's streamers (preemption)" \
+	check "it is raised inside its group ($raised samples)" test "$raised" -gt 0
+	check "its group keeps its weight (scheduled at $max_weight at most)" \
+		test "$max_weight" -le 100
+	new_process_under_load 1
+	check "wr_groups=1: a process starting in a group under load is raised" \
+		test "$(sched_stat "$dev" raised_interactive)" -gt "$inter0"
+	check "wr_groups=1: it takes the device from the other group's streamers (preemption)" \
 		test "$(sched_stat "$dev" preemptions)" -gt "$pre0"
-	check "its group was raised with it" test "$raised" -gt 0
+	check "wr_groups=1: its group was raised with it (scheduled at $max_weight)" \
+		test "$max_weight" -gt 100
 }
 
 run() {

@@ -7,9 +7,8 @@
 #    shares within +-10 % of 1:2:4;
 #  - two readers in one group, one in another, equal weights: the groups
 #    split 50:50 (+-10 %).
-# As in 012 the shares are B-WF2Q+'s, measured with low_latency=0 (a new
-# process is raised on purpose for its first seconds) in a window where
-# all readers run (group_shares). The readers stay inside the 64 MiB
+# As in 012 the shares are B-WF2Q+'s, measured with low_latency=0 in a
+# window where all readers run (group_shares). The readers stay inside the 64 MiB
 # scratch disk: the host's page cache is bypassed (cache=none) and fio
 # reads with O_DIRECT, so rereading costs what reading does.
 
