@@ -8,9 +8,9 @@
 #  - two readers in one group, one in another, equal weights: the groups
 #    split 50:50 (+-10 %).
 # As in 012 the shares are B-WF2Q+'s, measured with low_latency=0 in a
-# window where all readers run (group_shares). The readers stay inside the 64 MiB
-# scratch disk: the host's page cache is bypassed (cache=none) and fio
-# reads with O_DIRECT, so rereading costs what reading does.
+# window where all readers run (group_shares). The readers stay inside the
+# 64 MiB scratch disk: the host's page cache is bypassed (cache=none) and
+# fio reads with O_DIRECT, so rereading costs what reading does.
 
 requires() {
 	[ -n "$(ebfq_cmdline ebfq_profile)" ] ||

@@ -390,15 +390,24 @@ group_io() {
 	} END { print n + 0 }' "$cgroup_root/$2/io.stat"
 }
 
+# groups_io DEV GROUP...: group_io of each GROUP, on one line.
+groups_io() {
+	gi_dev=$1
+	shift
+	for gi_g in "$@"; do
+		printf '%s ' "$(group_io "$gi_dev" "$gi_g")"
+	done
+}
+
 # group_shares DEV SECS FIO-ARGS -- GROUP[:OPT=VALUE,...]...: one fio job
 # per spec, in GROUP, with FIO-ARGS and --OPT=VALUE for each OPT=VALUE given
 # (offset=256M,rw=write); once every group does I/O on DEV, and a second
-# more, prints the KiB
-# each group (in order of first appearance) moved on DEV in the next SECS
-# seconds, on one line, then kills every process of those groups. Only that
-# window counts: on a loaded emulated CPU the fio processes start seconds
-# apart, and the first would have the device to itself meanwhile. Returns 1,
-# with the reason on stderr, when a group did no I/O within 60 s.
+# more, prints the KiB each group (in order of first appearance) moved on
+# DEV in the next SECS seconds, on one line, then kills every process of
+# those groups. Only that window counts: on a loaded emulated CPU the fio
+# processes start seconds apart, and the first would have the device to
+# itself meanwhile. Returns 1, with the reason on stderr, when a group did
+# no I/O within 60 s.
 group_shares() {
 	gs_dev=$1 gs_secs=$2
 	shift 2
@@ -416,10 +425,8 @@ group_shares() {
 		*) gs_groups="$gs_groups $gs_g" ;;
 		esac
 	done
-	gs_base=
-	for gs_g in $gs_groups; do
-		gs_base="$gs_base $(group_io "$gs_dev" "$gs_g")"
-	done
+	# shellcheck disable=SC2086
+	gs_base=$(groups_io "$gs_dev" $gs_groups)
 	for gs_spec in "$@"; do
 		gs_i=$((gs_i + 1))
 		gs_g=${gs_spec%%:*} gs_opts=''
@@ -448,17 +455,13 @@ group_shares() {
 	done
 	if [ "$gs_rc" -eq 0 ]; then
 		sleep 1
-		gs_before=
-		for gs_g in $gs_groups; do
-			gs_before="$gs_before $(group_io "$gs_dev" "$gs_g")"
-		done
+		# shellcheck disable=SC2086
+		gs_before=$(groups_io "$gs_dev" $gs_groups)
 		sleep "$gs_secs"
 		# shellcheck disable=SC2086
-		set -- $gs_before
-		for gs_g in $gs_groups; do
-			echo $((($(group_io "$gs_dev" "$gs_g") - $1) / 1024))
-			shift
-		done | tr '\n' ' '
+		printf '%s\n%s\n' "$gs_before" "$(groups_io "$gs_dev" $gs_groups)" |
+			awk 'NR == 1 { split($0, b); next }
+			{ for (i = 1; i <= NF; i++) printf "%d ", ($i - b[i]) / 1024 }'
 	fi
 	for gs_g in $gs_groups; do
 		group_kill "$gs_g" || gs_rc=1
