@@ -15,14 +15,24 @@ requires() {
 	torture_needs || return 1
 }
 
-# readers N: N processes one after the other, each reading 8 KiB and exiting.
+# readers N: N processes one after the other, each reading 8 KiB and
+# exiting; a line in /tmp/exit-done for every 100 of them.
 readers() {
 	i=0
 	while [ "$i" -lt "$1" ]; do
 		dd if="/dev/$dev" of=/dev/null bs=4k count=2 skip=$(((i * 37) % 16000)) \
 			iflag=direct 2>/dev/null || echo fail >>/tmp/exit-fails
 		i=$((i + 1))
+		[ $((i % 100)) -ne 0 ] || echo >>/tmp/exit-done
 	done
+}
+
+# any_alive PID...: whether any of the processes still runs.
+any_alive() {
+	for p; do
+		! kill -0 "$p" 2>/dev/null || return 0
+	done
+	return 1
 }
 
 run() {
@@ -36,6 +46,7 @@ run() {
 	# the debug kernel): idle long enough for the exit to come first.
 	echo 250 >"/sys/block/$dev/queue/iosched/slice_idle"
 	rm -f /tmp/exit-fails
+	: >/tmp/exit-done
 	dmesg_clear
 	# Requests always queued: the device idles for a reader that runs dry
 	# only while another queue waits.
@@ -48,6 +59,14 @@ run() {
 	for _ in 1 2 3 4; do
 		readers "$per" &
 		pids="$pids $!"
+	done
+	# make torture's ten thousand exits take longer than the host lets a
+	# boot stay silent: say how far they got.
+	# shellcheck disable=SC2086
+	while any_alive $pids; do
+		sleep 5
+		gone=$(wc -l </tmp/exit-done)
+		torture_progress exit "$((100 * gone))" "$start"
 	done
 	for p in $pids; do wait "$p"; done
 	kill "$bg" 2>/dev/null || true
