@@ -203,9 +203,9 @@ ebfq_scale() {
 # random_between LO HI: a number in [LO, HI]; from busybox ash's $RANDOM
 # when it has one (no process to start: torture loops call this often).
 random_between() {
-	r=${RANDOM:-}
-	if [ -n "$r" ]; then
-		echo $(($1 + r % ($2 - $1 + 1)))
+	random_r=${RANDOM:-}
+	if [ -n "$random_r" ]; then
+		echo $(($1 + random_r % ($2 - $1 + 1)))
 	else
 		awk -v lo="$1" -v hi="$2" -v s="$(od -An -N4 -tu4 /dev/urandom)" \
 			'BEGIN { srand(s); print int(lo + rand() * (hi - lo + 1)) }'
@@ -215,29 +215,32 @@ random_between() {
 # fio_terse LOG FIO-ARGS...: run fio with one terse line for all its jobs
 # into LOG; sets fio_rc (its exit status) and what fio_parse sets.
 fio_terse() {
-	log=$1
+	fio_log=$1
 	shift
 	fio_rc=0
-	fio --minimal --group_reporting --eta=never "$@" >"$log" 2>&1 || fio_rc=$?
-	fio_parse "$log"
+	fio --minimal --group_reporting --eta=never "$@" >"$fio_log" 2>&1 || fio_rc=$?
+	fio_parse "$fio_log"
 }
 
 # fio_parse LOG: from fio's terse line in LOG, fio_err (the first error it
-# met, 0 if none) and fio_kib (KiB read and written).
+# met, 0 if none) and fio_kib (KiB read and written). Its variables are
+# fio_-prefixed: the loops that call it have their own (805 counts in r).
 fio_parse() {
-	line=$(grep ';' "$1" | tail -n 1)
-	fio_err=$(echo "$line" | cut -d';' -f5)
-	r=$(echo "$line" | cut -d';' -f6)
-	w=$(echo "$line" | cut -d';' -f47)
-	case $r$w in *[!0-9]*) r=0 w=0 ;; esac
-	fio_kib=$((${r:-0} + ${w:-0}))
+	fio_line=$(grep ';' "$1" | tail -n 1)
+	fio_err=$(echo "$fio_line" | cut -d';' -f5)
+	fio_rkib=$(echo "$fio_line" | cut -d';' -f6)
+	fio_wkib=$(echo "$fio_line" | cut -d';' -f47)
+	case $fio_rkib$fio_wkib in *[!0-9]*) fio_rkib=0 fio_wkib=0 ;; esac
+	fio_kib=$((${fio_rkib:-0} + ${fio_wkib:-0}))
 	fio_err=${fio_err:-none}
 }
 
 # torture_report NAME ITERATIONS IOS START: the figures every torture test
-# gives: iterations, I/Os and seconds since START (date +%s).
+# gives: iterations, I/Os and seconds since START (date +%s). The next
+# loop's torture_progress counts its minute from its own START.
 torture_report() {
 	note "$1: $2 iterations, $3 I/Os, $(($(date +%s) - $4)) s"
+	torture_shown=
 }
 
 # torture_progress NAME ITERATIONS START: inside a torture loop, a line
