@@ -29,7 +29,7 @@ run() {
 		--loops=$((4 * scale)) >/tmp/fio-sw-r.log 2>&1 &
 	rpid=$!
 	switches=0 refused=0
-	while kill -0 "$wpid" 2>/dev/null || kill -0 "$rpid" 2>/dev/null; do
+	while any_alive "$wpid" "$rpid"; do
 		s=$(echo "$scheds" | cut -d' ' -f"$(random_between 1 "$nsched")")
 		(echo "$s" >"/sys/block/$dev/queue/scheduler") 2>/dev/null || refused=$((refused + 1))
 		switches=$((switches + 1))

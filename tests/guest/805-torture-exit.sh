@@ -27,14 +27,6 @@ readers() {
 	done
 }
 
-# any_alive PID...: whether any of the processes still runs.
-any_alive() {
-	for p; do
-		! kill -0 "$p" 2>/dev/null || return 0
-	done
-	return 1
-}
-
 run() {
 	scale=$(ebfq_scale)
 

@@ -94,8 +94,7 @@ churn_test() {
 		--loops=$((4 * scale)) >/tmp/fio-cg-s.log 2>&1 &
 	spid=$!
 	moves=0 remakes=0 busy=0 weights=0 switches=0 refused=0 i=0
-	while kill -0 "$wpid" 2>/dev/null || kill -0 "$rpid" 2>/dev/null ||
-		kill -0 "$spid" 2>/dev/null; do
+	while any_alive "$wpid" "$rpid" "$spid"; do
 		i=$((i + 1))
 		for p in $wpid $rpid $spid; do
 			kill -0 "$p" 2>/dev/null || continue

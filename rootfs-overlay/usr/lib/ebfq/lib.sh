@@ -235,6 +235,15 @@ fio_parse() {
 	fio_err=${fio_err:-none}
 }
 
+# any_alive PID...: whether any of the processes still runs (a torture
+# loop's condition: keep going while any of its loads does).
+any_alive() {
+	for aa_pid; do
+		! kill -0 "$aa_pid" 2>/dev/null || return 0
+	done
+	return 1
+}
+
 # torture_report NAME ITERATIONS IOS START: the figures every torture test
 # gives: iterations, I/Os and seconds since START (date +%s). The next
 # loop's torture_progress counts its minute from its own START.
