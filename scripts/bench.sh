@@ -7,7 +7,7 @@
 #
 #   scripts/bench.sh [--quick] [--smoke] [--record] [--reps N]
 #                    [--workloads LIST] [--scheds LIST] [--loads LIST]
-#                    [--out DIR] [--debug] PROFILE...
+#                    [--out DIR] [--debug] [--smp N] PROFILE...
 #
 # The kernel is the module flavour (no lockdep, which would weigh on the
 # CPU cost and on every latency) with ebfq.ko loaded, so that ebfq, bfq,
@@ -30,11 +30,14 @@
 #   --debug   the scheduler's debugfs state once a second during the
 #             start-ups under load and the soft-RT runs, as '# D' lines in
 #             result.txt
+#   --smp N   N vCPUs in the guest (1): whether a start-up waits for the
+#             device or for the one vCPU the loads also want (the results
+#             record the guest's CPU count)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/lib.sh"
 
-quick=0 smoke=0 record=0 debug=0 reps=3 workloads= scheds= loads= outdir=$BUILD/bench
+quick=0 smoke=0 record=0 debug=0 smp=1 reps=3 workloads='' scheds='' loads='' outdir=$BUILD/bench
 profiles=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -45,6 +48,11 @@ while [ $# -gt 0 ]; do
 	--reps)
 		reps=${2:-}
 		case $reps in '' | *[!0-9]* | 0) die "--reps wants a whole number, got '$reps'" ;; esac
+		shift
+		;;
+	--smp)
+		smp=${2:-}
+		case $smp in '' | *[!0-9]* | 0 | 0*) die "--smp wants a number of vCPUs, got '$smp'" ;; esac
 		shift
 		;;
 	--workloads)
@@ -80,12 +88,12 @@ while [ $# -gt 0 ]; do
 		outdir=$(cd "$outdir" && pwd)
 		shift
 		;;
-	-*) die "unknown option '$1' (--quick, --smoke, --record, --reps N, --workloads LIST, --scheds LIST, --loads LIST, --out DIR, --debug)" ;;
+	-*) die "unknown option '$1' (--quick, --smoke, --record, --reps N, --workloads LIST, --scheds LIST, --loads LIST, --out DIR, --debug, --smp N)" ;;
 	*) profiles+=("$1") ;;
 	esac
 	shift
 done
-[ ${#profiles[@]} -gt 0 ] || die "usage: $0 [--quick] [--smoke] [--record] [--debug] [--reps N] [--workloads LIST] [--scheds LIST] [--loads LIST] [--out DIR] PROFILE..."
+[ ${#profiles[@]} -gt 0 ] || die "usage: $0 [--quick] [--smoke] [--record] [--debug] [--reps N] [--workloads LIST] [--scheds LIST] [--loads LIST] [--out DIR] [--smp N] PROFILE..."
 
 kernel=$BUILD/kernel-module/arch/arm/boot/zImage
 module_cpio=$BUILD/module/ebfq-module.cpio
@@ -142,7 +150,7 @@ for profile in "${profiles[@]}"; do
 	fi
 	progress bench "$profile: booting $board ($PROFILE_DESC), device $dev; log ${out#"$top"/}/console.log"
 	"$top/board-scripts/$board" --kernel "$kernel" --initrd "$out/initrd.cpio" \
-		--profile "$qprofile" --disk "$drive=$out/disk.img" --result "$out/result.txt" \
+		--profile "$qprofile" --smp "$smp" --disk "$drive=$out/disk.img" --result "$out/result.txt" \
 		--log "$out/console.log" --timeout "$timeout" --stall 900 --append "$append" &
 	rc=0
 	watch_progress "$out/result.txt" $! || rc=$?
