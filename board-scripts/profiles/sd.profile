@@ -6,6 +6,16 @@
 # Only byte rates are limited: QEMU's SD card model moves one 512-byte block
 # per request, so an IOPS limit would count blocks, not commands
 # (iops-total=100 gave 0.05 MB/s).
+#
+# The rates are a ceiling the emulation does not reach: vexpress's PL180
+# node has no DMA channels, so the kernel's mmci driver moves every word
+# through the controller's FIFO with the CPU (an interrupt for each half
+# FIFO), and under TCG the card goes as fast as the one vCPU can copy:
+# 2-3 MB/s of buffered writes. On this profile the device's time is the
+# CPU's time, which the loads and the start-up share: a second guest or
+# any other load on the host moves a start-up by 2x in either direction
+# (idle start-ups of 0.28-0.91 s in one boot while a build ran beside
+# it), and schedulers are told apart only on a quiet host.
 PROFILE_DESC="Class 10 microSD on PL181: 20 MB/s read, 10 MB/s write, depth 1"
 PROFILE_BOARDS="vexpress"
 PROFILE_DRIVES="sd"
