@@ -52,7 +52,7 @@ while [ $# -gt 0 ]; do
 		;;
 	--smp)
 		smp=${2:-}
-		case $smp in '' | *[!0-9]* | 0 | 0*) die "--smp wants a number of vCPUs, got '$smp'" ;; esac
+		case $smp in '' | *[!0-9]* | 0*) die "--smp wants a number of vCPUs, got '$smp'" ;; esac
 		shift
 		;;
 	--workloads)
