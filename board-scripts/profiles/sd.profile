@@ -14,8 +14,8 @@
 # 2-3 MB/s of buffered writes. On this profile the device's time is the
 # CPU's time, which the loads and the start-up share: a second guest or
 # any other load on the host moves a start-up by 2x in either direction
-# (idle start-ups of 0.28-0.91 s in one boot while a build ran beside
-# it), and schedulers are told apart only on a quiet host.
+# (idle start-ups of 0.28-0.91 s in one boot while the torture suite
+# ran beside it), and schedulers are told apart only on a quiet host.
 PROFILE_DESC="Class 10 microSD on PL181: 20 MB/s read, 10 MB/s write, depth 1"
 PROFILE_BOARDS="vexpress"
 PROFILE_DRIVES="sd"
