@@ -32,12 +32,19 @@ missing_pkgs() {
 sudo=
 [ "$(id -u)" -eq 0 ] || sudo=sudo
 
-# apt-get update, tried three times: a Debian mirror in the middle of a
-# sync serves index files of the wrong size for a minute or two.
+# apt_update PKG...: apt-get update, tried three times, until apt knows
+# every PKG. A Debian mirror in the middle of a sync serves index files of
+# the wrong size for a while (seen for over an hour with bookworm-security's
+# armhf list): apt then keeps the other lists, and if those name what we
+# need, the failed one does not stop the build.
 apt_update() {
 	local try
 	for try in 1 2 3; do
 		$sudo apt-get update -q && return 0
+		if apt-cache show "$@" >/dev/null 2>&1; then
+			progress deps "apt-get update failed for some lists, but apt knows $* from the others: going on"
+			return 0
+		fi
 		[ "$try" -lt 3 ] || break
 		progress deps "apt-get update failed (try $try of 3), again in 30 s"
 		sleep 30
@@ -50,7 +57,7 @@ if [ ${#need[@]} -gt 0 ]; then
 	progress deps "installing: ${need[*]}"
 	if ! apt-cache show "${need[@]}" >/dev/null 2>&1; then
 		progress deps "apt does not know some of them yet: apt-get update"
-		apt_update
+		apt_update "${need[@]}"
 	fi
 	$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${need[@]}"
 else
@@ -60,10 +67,10 @@ fi
 if ! dpkg --print-foreign-architectures | grep -qx armhf; then
 	progress deps "enabling the armhf architecture (multiarch) and updating apt's lists"
 	$sudo dpkg --add-architecture armhf
-	apt_update
+	apt_update fio:armhf busybox-static:armhf
 elif ! apt-cache show fio:armhf >/dev/null 2>&1; then
 	progress deps "apt has no armhf lists yet: apt-get update"
-	apt_update
+	apt_update fio:armhf busybox-static:armhf
 fi
 
 "$top/scripts/armhf-userland.sh"
