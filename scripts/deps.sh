@@ -64,13 +64,15 @@ else
 	progress deps "host packages: all present"
 fi
 
+# What scripts/armhf-userland.sh takes from the armhf lists.
+armhf_pkgs=(busybox-static:armhf fio:armhf)
 if ! dpkg --print-foreign-architectures | grep -qx armhf; then
 	progress deps "enabling the armhf architecture (multiarch) and updating apt's lists"
 	$sudo dpkg --add-architecture armhf
-	apt_update fio:armhf busybox-static:armhf
-elif ! apt-cache show fio:armhf >/dev/null 2>&1; then
+	apt_update "${armhf_pkgs[@]}"
+elif ! apt-cache show "${armhf_pkgs[@]}" >/dev/null 2>&1; then
 	progress deps "apt has no armhf lists yet: apt-get update"
-	apt_update fio:armhf busybox-static:armhf
+	apt_update "${armhf_pkgs[@]}"
 fi
 
 "$top/scripts/armhf-userland.sh"
