@@ -108,7 +108,17 @@ struct ebfq_entity {
 	u64 finish;			/* virtual finish time F */
 	u64 min_start;			/* smallest S in this subtree (active) */
 	unsigned long budget;		/* sectors this turn may receive */
-	unsigned long service;		/* sectors received (charged) this turn */
+	/*
+	 * Sectors received (charged) this turn; while active, what it
+	 * received out of turn, which its next turn's budget includes.
+	 */
+	unsigned long service;
+	/*
+	 * It ran dry after service out of turn, before its turn came: its
+	 * finish counts that service, and its next activation starts there
+	 * (or at V), even a fresh one.
+	 */
+	bool owes;
 	unsigned int weight;		/* weight the timestamps use */
 	unsigned int new_weight;	/* weight to use from the next turn */
 	u8 class_idx;			/* enum ebfq_class in use */

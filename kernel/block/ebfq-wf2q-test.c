@@ -289,6 +289,20 @@ static void two_busy(struct ebfq_sched_data *sd, struct test_entity *a,
 	ebfq_entity_activate(&b->e, false);
 }
 
+/*
+ * End a two_busy() test whose entity a is in service and b active: every
+ * entity the engine held is forgotten again.
+ */
+static void two_busy_end(struct kunit *test, struct ebfq_sched_data *sd,
+			 struct test_entity *a, struct test_entity *b)
+{
+	ebfq_entity_expire(&a->e, false);
+	ebfq_entity_deactivate(&b->e);
+	ebfq_sd_flush_idle(sd);
+	KUNIT_EXPECT_EQ(test, a->holds, a->forgets);
+	KUNIT_EXPECT_EQ(test, b->holds, b->forgets);
+}
+
 /* An entity that empties keeps its timestamps until V passes them. */
 static void ebfq_test_idle_tree(struct kunit *test)
 {
@@ -404,6 +418,126 @@ static void ebfq_test_surcharge(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, ebfq_sd_select(&sd, 0), &b.e);
 	ebfq_entity_expire(&b.e, false);
 	ebfq_entity_deactivate(&a.e);
+}
+
+/*
+ * Service received out of turn (ebfq_wr_inject()) advances V, counts
+ * towards the entity's next turn, and, when the entity runs dry before
+ * that turn, stays owed even by a fresh start.
+ */
+static void ebfq_test_out_of_turn(struct kunit *test)
+{
+	struct ebfq_sched_data sd;
+	struct ebfq_service_tree *st = &sd.tree[EBFQ_CLASS_BE];
+	struct ebfq_entity *e;
+	struct test_entity a, b;
+	u64 vtime, start;
+
+	two_busy(&sd, &a, &b);
+	e = ebfq_sd_select(&sd, 0);
+	KUNIT_ASSERT_PTR_EQ(test, e, &a.e);
+
+	/* b receives 200 in a's turn: V moves, b waits with it counted. */
+	vtime = st->vtime;
+	start = b.e.start;
+	ebfq_entity_charge(&b.e, 200, 0);
+	KUNIT_EXPECT_EQ(test, st->vtime, vtime + ebfq_vt_delta(200, 20));
+	KUNIT_EXPECT_EQ(test, b.e.where, EBFQ_ACTIVE);
+	KUNIT_EXPECT_EQ(test, b.e.service, 200UL);
+	KUNIT_EXPECT_EQ(test, a.e.service, 0UL);
+	EXPECT_SD_SOUND(test, &sd);
+
+	/* Its turn starts from there and its finish counts all it got. */
+	ebfq_entity_charge(e, 100, 0);
+	ebfq_entity_expire(e, true);
+	KUNIT_EXPECT_EQ(test, a.e.service, 0UL);
+	e = ebfq_sd_select(&sd, 0);
+	KUNIT_ASSERT_PTR_EQ(test, e, &b.e);
+	KUNIT_EXPECT_EQ(test, b.e.service, 200UL);
+	ebfq_entity_charge(e, 300, 0);
+	ebfq_entity_expire(e, true);
+	KUNIT_EXPECT_EQ(test, b.e.start, start + ebfq_vt_delta(500, 10));
+	KUNIT_EXPECT_EQ(test, b.e.service, 0UL);
+	EXPECT_SD_SOUND(test, &sd);
+
+	/* b runs dry before its next turn: what it got stays in its finish. */
+	e = ebfq_sd_select(&sd, 0);
+	KUNIT_ASSERT_PTR_EQ(test, e, &a.e);
+	start = b.e.start;
+	ebfq_entity_charge(&b.e, 200, 0);
+	ebfq_entity_deactivate(&b.e);
+	KUNIT_EXPECT_EQ(test, b.e.where, EBFQ_IDLE);
+	KUNIT_EXPECT_EQ(test, b.e.finish, start + ebfq_vt_delta(200, 10));
+	EXPECT_SD_SOUND(test, &sd);
+
+	/* Even a fresh start begins there: b had no turn since. */
+	vtime = st->vtime;
+	KUNIT_ASSERT_TRUE(test, ebfq_vt_after(start, vtime));
+	ebfq_entity_activate(&b.e, true);
+	KUNIT_EXPECT_EQ(test, b.e.start, start + ebfq_vt_delta(200, 10));
+	KUNIT_EXPECT_EQ(test, b.e.service, 0UL);
+	EXPECT_SD_SOUND(test, &sd);
+
+	two_busy_end(test, &sd, &a, &b);
+}
+
+/*
+ * Out of turn in another group: the group waiting for its turn is charged
+ * as its queue is, the root's V moves, and the group in service is
+ * charged as in a turn.
+ */
+static void ebfq_test_out_of_turn_groups(struct kunit *test)
+{
+	struct ebfq_sched_data root, gsd1, gsd2;
+	struct test_entity g1, g2, q1, q2, q3;
+	struct ebfq_entity *e;
+	u64 vtime;
+
+	ebfq_sd_init(&root, NULL);
+	te_init(&g1, &root, 100, EBFQ_CLASS_BE, 1000);
+	te_init(&g2, &root, 100, EBFQ_CLASS_BE, 1000);
+	ebfq_sd_init(&gsd1, &g1.e);
+	ebfq_sd_init(&gsd2, &g2.e);
+	te_init(&q1, &gsd1, 100, EBFQ_CLASS_BE, 1000);
+	te_init(&q3, &gsd1, 100, EBFQ_CLASS_BE, 1000);
+	te_init(&q2, &gsd2, 100, EBFQ_CLASS_BE, 1000);
+	ebfq_entity_activate(&q1.e, false);
+	ebfq_entity_activate(&q3.e, false);
+	ebfq_entity_activate(&q2.e, false);
+
+	e = ebfq_sd_select(&root, 0);
+	KUNIT_ASSERT_PTR_EQ(test, e, &q1.e);
+
+	vtime = root.tree[EBFQ_CLASS_BE].vtime;
+	ebfq_entity_charge(&q2.e, 100, 0);
+	KUNIT_EXPECT_EQ(test, q2.e.service, 100UL);
+	KUNIT_EXPECT_EQ(test, g2.e.service, 100UL);
+	KUNIT_EXPECT_EQ(test, g1.e.service, 0UL);
+	KUNIT_EXPECT_EQ(test, root.tree[EBFQ_CLASS_BE].vtime,
+			vtime + ebfq_vt_delta(100, 200));
+
+	/* q3 shares g1 with q1: g1 is charged as in its turn. */
+	ebfq_entity_charge(&q3.e, 50, 0);
+	KUNIT_EXPECT_EQ(test, q3.e.service, 50UL);
+	KUNIT_EXPECT_EQ(test, g1.e.service, 50UL);
+	KUNIT_EXPECT_EQ(test, q1.e.service, 0UL);
+	EXPECT_SD_SOUND(test, &root);
+
+	/* g2 runs dry with its queue: both keep what they owe. */
+	ebfq_entity_deactivate(&q2.e);
+	KUNIT_EXPECT_EQ(test, g2.e.where, EBFQ_IDLE);
+	KUNIT_EXPECT_EQ(test, g2.e.finish - g2.e.start, ebfq_vt_delta(100, 100));
+	EXPECT_SD_SOUND(test, &root);
+
+	ebfq_entity_expire(e, false);
+	ebfq_entity_deactivate(&q3.e);
+	ebfq_sd_flush_idle(&gsd1);
+	ebfq_sd_flush_idle(&gsd2);
+	ebfq_sd_flush_idle(&root);
+	KUNIT_EXPECT_EQ(test, g1.holds, g1.forgets);
+	KUNIT_EXPECT_EQ(test, g2.holds, g2.forgets);
+	KUNIT_EXPECT_EQ(test, q2.holds, q2.forgets);
+	KUNIT_EXPECT_EQ(test, q3.holds, q3.forgets);
 }
 
 /* After its turn a busy entity waits until the others had their share. */
@@ -757,6 +891,8 @@ static struct kunit_case ebfq_wf2q_cases[] = {
 	KUNIT_CASE(ebfq_test_all_idle_keeps_history),
 	KUNIT_CASE(ebfq_test_fresh_start),
 	KUNIT_CASE(ebfq_test_surcharge),
+	KUNIT_CASE(ebfq_test_out_of_turn),
+	KUNIT_CASE(ebfq_test_out_of_turn_groups),
 	KUNIT_CASE(ebfq_test_eligible),
 	KUNIT_CASE(ebfq_test_classes),
 	KUNIT_CASE(ebfq_test_weight_change),

@@ -102,6 +102,8 @@ static bool ebfq_idle_less(struct rb_node *a, const struct rb_node *b)
 static void ebfq_forget(struct ebfq_entity *entity)
 {
 	entity->where = EBFQ_NOWHERE;
+	entity->service = 0;
+	entity->owes = false;
 	entity->ops->forget(entity);
 }
 
@@ -201,7 +203,11 @@ void ebfq_entity_init(struct ebfq_entity *entity, struct ebfq_sched_data *sd,
 	entity->where = EBFQ_NOWHERE;
 }
 
-/* One level of ebfq_entity_activate(); @fresh forgets the old finish. */
+/*
+ * One level of ebfq_entity_activate(). @fresh forgets the old finish,
+ * unless it counts service received out of turn: the entity had no turn
+ * since, and its start still says what it received before.
+ */
 static void __ebfq_entity_activate(struct ebfq_entity *entity, bool fresh)
 {
 	struct ebfq_service_tree *st = ebfq_entity_tree(entity);
@@ -209,8 +215,7 @@ static void __ebfq_entity_activate(struct ebfq_entity *entity, bool fresh)
 
 	if (entity->where == EBFQ_IDLE) {
 		rb_erase_cached(&entity->node, &st->idle);
-		remembered = !fresh &&
-			     entity->class_idx == entity->new_class_idx;
+		remembered = entity->class_idx == entity->new_class_idx;
 	} else {
 		entity->ops->hold(entity);
 	}
@@ -218,8 +223,10 @@ static void __ebfq_entity_activate(struct ebfq_entity *entity, bool fresh)
 	ebfq_entity_apply_prio(entity);
 	st = ebfq_entity_tree(entity);
 	entity->start = st->vtime;
-	if (remembered)
+	if (remembered && (!fresh || entity->owes))
 		entity->start = ebfq_vt_max(entity->start, entity->finish);
+	entity->owes = false;
+	entity->service = 0;
 	entity->finish = entity->start +
 			 ebfq_vt_delta(entity->budget, entity->weight);
 	st->wsum += entity->weight;
@@ -251,8 +258,10 @@ void ebfq_entity_activate(struct ebfq_entity *entity, bool fresh)
  * ebfq_entity_deactivate - an active entity lost its work before service
  * @entity: the entity, on its active tree
  *
- * It received nothing, so its finish goes back to its start. Groups left
- * with nothing to schedule are deactivated in turn. May free @entity.
+ * It had no turn, so its finish goes back to its start, plus what it
+ * received out of turn (ebfq_entity_charge()); then, even a
+ * fresh activation starts it there. Groups left with nothing to schedule
+ * are deactivated in turn. May free @entity.
  */
 void ebfq_entity_deactivate(struct ebfq_entity *entity)
 {
@@ -262,7 +271,10 @@ void ebfq_entity_deactivate(struct ebfq_entity *entity)
 
 		ebfq_active_remove(st, entity);
 		st->wsum -= entity->weight;
-		entity->finish = entity->start;
+		entity->owes = entity->service != 0;
+		entity->finish = entity->start +
+				 ebfq_vt_delta(entity->service, entity->weight);
+		entity->service = 0;
 		ebfq_entity_retire(st, entity);
 		if (ebfq_sd_busy(sd))
 			break;
@@ -377,9 +389,9 @@ struct ebfq_entity *ebfq_sd_select(struct ebfq_sched_data *sd, u64 now_ns)
 					ebfq_entity_expire(sd->owner, true);
 				return NULL;
 			}
+			/* Its service so far, if any, came out of turn. */
 			ebfq_active_remove(st, entity);
 			entity->where = EBFQ_IN_SERVICE;
-			entity->service = 0;
 			sd->in_service = entity;
 		}
 		if (!entity->child_sd)
@@ -389,12 +401,17 @@ struct ebfq_entity *ebfq_sd_select(struct ebfq_sched_data *sd, u64 now_ns)
 }
 
 /**
- * ebfq_entity_charge - account service to the entity in service
- * @entity: the leaf in service
+ * ebfq_entity_charge - account service to a leaf
+ * @entity: the leaf in service, or an active leaf served out of turn
  * @sectors: service to charge, in sectors
  * @now_ns: the current time, when the idle class is not the one served
  *
  * Every level up to the root receives it and advances its virtual time.
+ * A leaf served in the turn of another (ebfq_wr_inject()) is charged the
+ * same way: at the levels where it waits for its turn, the service counts
+ * towards that turn, whose budget includes it, and moves its finish when
+ * that turn ends, or, if it runs dry first, when it is deactivated. The
+ * device served the weight sum of every level all the same.
  */
 void ebfq_entity_charge(struct ebfq_entity *entity, unsigned long sectors,
 			u64 now_ns)
@@ -447,6 +464,7 @@ void ebfq_entity_expire(struct ebfq_entity *entity, bool backlogged)
 		sd->in_service = NULL;
 		entity->finish = entity->start +
 				 ebfq_vt_delta(entity->service, entity->weight);
+		entity->service = 0;
 
 		if (backlogged) {
 			if (entity->new_weight != entity->weight ||
