@@ -569,8 +569,8 @@ static void ebfq_find_around(struct ebfq_queue *bq, sector_t pos,
  * the nearest one ahead of the head, unless one behind it is within
  * back_seek_max and back_seek_penalty times closer.
  */
-static struct request *ebfq_choose_request(struct ebfq_data *ed,
-					   struct ebfq_queue *bq)
+struct request *ebfq_choose_request(struct ebfq_data *ed,
+				    struct ebfq_queue *bq)
 {
 	struct request *rq, *after, *before;
 	sector_t back_max = (sector_t)ed->tun.back_seek_max * 2;
@@ -680,6 +680,9 @@ void ebfq_expire(struct ebfq_data *ed, struct ebfq_queue *bq,
 						       entity->service, reason,
 						       min_budget, max_budget);
 
+	/* A turn that ends before its first dispatch lasted no time. */
+	if (test_bit(EBFQ_QF_FIRST_DISPATCH, &bq->flags))
+		bq->turn_start_ns = now;
 	charge = ebfq_wr_charge(ed, bq, reason, now);
 	if (charge > entity->service)
 		ebfq_entity_surcharge(entity, charge - entity->service);
@@ -879,8 +882,16 @@ static struct request *__ebfq_dispatch(struct ebfq_data *ed)
 		rq = ebfq_queue_next(ed, bq, now);
 		if (rq)
 			break;
-		if (ed->in_service)
+		if (!ed->in_service)
+			continue;
+		/* The device idles for it: another raised queue may go. */
+		rq = ebfq_wr_inject(ed, bq);
+		if (!rq)
 			return NULL;
+		bq = ebfq_rq_queue(rq);
+		ed->wr_injected++;
+		ebfq_entity_charge(&bq->entity, blk_rq_sectors(rq), now);
+		goto charged;
 	}
 	/* Until a completion or new work, nothing can go: see dq_held. */
 	if (ebfq_dq_hold(ed, bq, rq)) {
@@ -888,11 +899,16 @@ static struct request *__ebfq_dispatch(struct ebfq_data *ed)
 		return NULL;
 	}
 
-	ebfq_remove_request(ed, rq);
 	if (__test_and_clear_bit(EBFQ_QF_FIRST_DISPATCH, &bq->flags))
 		bq->turn_start_ns = now;
 	ebfq_entity_charge(&bq->entity, blk_rq_sectors(rq), now);
+charged:
+	/*
+	 * Counted and charged first: a queue served out of turn may run dry
+	 * here, and what it got belongs to the busy period that ends.
+	 */
 	ebfq_wr_dispatched(ed, bq, blk_rq_sectors(rq));
+	ebfq_remove_request(ed, rq);
 	stats = ebfq_group_stats(ed, bq->group);
 	stats->sectors += blk_rq_sectors(rq);
 	stats->requests++;
@@ -913,7 +929,8 @@ static bool ebfq_dispatch_blocked(struct ebfq_data *ed)
 	if (ed->idle_class_wait || ed->dq_held)
 		return true;
 	return bq && (test_bit(EBFQ_QF_WAIT, &bq->flags) ||
-		      test_bit(EBFQ_QF_IDLING, &bq->flags));
+		      (test_bit(EBFQ_QF_IDLING, &bq->flags) &&
+		       !ebfq_wr_inject(ed, bq)));
 }
 
 /**

@@ -347,6 +347,7 @@ struct ebfq_data {
 	unsigned long wr_started[EBFQ_NR_WR_KINDS];
 	unsigned long wr_ended_heavy;	/* interactive ones that streamed */
 	unsigned long wr_preemptions;
+	unsigned long wr_injected;	/* requests sent by ebfq_wr_inject() */
 
 	/*
 	 * Bursts: queues born close together in time (ebfq-wr.c). A burst
@@ -379,6 +380,8 @@ void ebfq_put_async_queues(struct ebfq_queue *async[][IOPRIO_NR_LEVELS]);
 struct ebfq_queue **ebfq_async_slot(struct ebfq_data *ed,
 				    struct ebfq_group *bg, int ioprio);
 bool ebfq_update_has_work(struct ebfq_data *ed);
+struct request *ebfq_choose_request(struct ebfq_data *ed,
+				    struct ebfq_queue *bq);
 unsigned long ebfq_budget_feedback(unsigned long budget, unsigned long service,
 				   enum ebfq_expire_reason reason,
 				   unsigned long min_budget,
@@ -420,6 +423,7 @@ unsigned long ebfq_wr_charge(struct ebfq_data *ed, struct ebfq_queue *bq,
 bool ebfq_dq_hold(const struct ebfq_data *ed, const struct ebfq_queue *bq,
 		  const struct request *rq);
 bool ebfq_wr_preempts(struct ebfq_data *ed, struct ebfq_queue *bq);
+struct request *ebfq_wr_inject(struct ebfq_data *ed, struct ebfq_queue *bq);
 
 /* ------------------------------------------------------------------ */
 /* Groups (ebfq-cgroup.c): the io controller's cgroups as entities.    */

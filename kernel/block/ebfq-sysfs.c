@@ -235,6 +235,7 @@ static int ebfq_state_show(void *data, struct seq_file *m)
 			   ed->wr_started[i]);
 	seq_printf(m, "raising_ended_streaming %lu\n", ed->wr_ended_heavy);
 	seq_printf(m, "preemptions %lu\n", ed->wr_preemptions);
+	seq_printf(m, "injected %lu\n", ed->wr_injected);
 	seq_printf(m, "large_bursts %lu\n", ed->large_bursts);
 	seq_printf(m, "burst_id %u\nburst_size %u\nburst_large %d\n",
 		   ed->burst_id, ed->burst_size, ed->burst_large);

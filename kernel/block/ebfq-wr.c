@@ -8,7 +8,9 @@
  * Raising multiplies a queue's weight by wr_coeff and leaves the rest to
  * B-WF2Q+: nothing here serves a queue out of the engine's order, except
  * that a raised queue that becomes busy, or eligible, ends the turn of a
- * queue that is not raised. Every rule here is off with low_latency=0.
+ * queue that is not raised, and that while a raised queue in service
+ * thinks, another raised queue's request may use the idle device (it is
+ * charged all the same). Every rule here is off with low_latency=0.
  */
 #include <linux/blk-mq.h>
 #include <linux/kernel.h>
@@ -65,6 +67,15 @@ static const u64 ebfq_softrt_min_idle_ns = 4 * NSEC_PER_MSEC;
 
 /* Requests of queues not raised the device may hold while any is raised. */
 static const unsigned int ebfq_wr_others_in_driver = 1;
+
+/*
+ * A request sent while a raised queue in service thinks (ebfq_wr_inject())
+ * takes the device at most this long (ns) at the peak rate, or is at most
+ * ebfq_inject_min_sectors (128 KiB): were the queue in service to come
+ * back at once, it would wait that long at worst.
+ */
+static const u64 ebfq_inject_max_ns = 4 * NSEC_PER_MSEC;
+static const unsigned long ebfq_inject_min_sectors = 256;
 
 /*
  * Writes in the device at a time: as many sectors as it writes in this
@@ -477,6 +488,73 @@ bool ebfq_wr_preempts(struct ebfq_data *ed, struct ebfq_queue *bq)
 		if (ebfq_entity_path_eligible(&it->entity))
 			return true;
 	return false;
+}
+
+/**
+ * ebfq_wr_inject - a request to send while the raised queue in service thinks
+ * @ed: the device
+ * @bq: the queue in service
+ *
+ * Two programs starting up at once are both raised and neither preempts
+ * the other: each would wait for the other's whole turn, most of which is
+ * spent idling while that one thinks (a copy reads a file, writes it, and
+ * reads the next). So, while the device idles for @bq, raised, one small
+ * request of a raised sync peer of @bq (same scheduler, class and weight)
+ * may go, if that peer's next turn's budget has room for it; of several,
+ * the one with the smallest finish. The engine charges it to that queue
+ * (ebfq_entity_charge()): it moves the peer's finish as service in its
+ * own turn would, so between peers it changes when each is served, not
+ * how much, and the budget bounds how far ahead a peer can get.
+ *
+ * Between queues of different weights or groups, idling is what keeps
+ * the shares (ebfq_may_idle()): readers that think longer than the device
+ * takes would otherwise share it by how fast they ask, not by weight.
+ * Queues not raised are never sent: their requests would delay @bq,
+ * which raising protects. Nor is anything sent while @bq waits for its
+ * own requests: it is not thinking then.
+ *
+ * Does not dispatch: ->has_work() asks the same question.
+ *
+ * Return: the request, still queued, or NULL.
+ */
+struct request *ebfq_wr_inject(struct ebfq_data *ed, struct ebfq_queue *bq)
+{
+	struct request *best = NULL;
+	struct ebfq_entity *best_entity = NULL;
+	unsigned long max_sectors;
+	struct ebfq_queue *it;
+
+	lockdep_assert_held(&ed->lock);
+
+	if (!ed->tun.low_latency || ed->tun.strict_guarantees ||
+	    ed->wr_nr < 2 || !ebfq_wr_raised(bq) || ed->in_driver ||
+	    !test_bit(EBFQ_QF_IDLING, &bq->flags))
+		return NULL;
+
+	max_sectors = max_t(unsigned long, ebfq_inject_min_sectors,
+			    div_u64(ed->peak_rate * ebfq_inject_max_ns,
+				    NSEC_PER_SEC));
+	list_for_each_entry(it, &ed->wr_queues, wr_node) {
+		struct ebfq_entity *entity = &it->entity;
+		struct request *rq;
+
+		if (it == bq || !test_bit(EBFQ_QF_SYNC, &it->flags) ||
+		    entity->sd != bq->entity.sd ||
+		    entity->class_idx != bq->entity.class_idx ||
+		    entity->weight != bq->entity.weight ||
+		    entity->where != EBFQ_ACTIVE ||
+		    (best_entity && !ebfq_vt_before(entity->finish,
+						    best_entity->finish)))
+			continue;
+		rq = ebfq_choose_request(ed, it);
+		if (blk_rq_sectors(rq) > max_sectors ||
+		    entity->service + blk_rq_sectors(rq) > entity->budget ||
+		    ebfq_dq_hold(ed, it, rq))
+			continue;
+		best = rq;
+		best_entity = entity;
+	}
+	return best;
 }
 
 /* ------------------------------------------------------------------ */
