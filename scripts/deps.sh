@@ -12,13 +12,13 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 # Host tools: the cross compiler and what a kernel build needs (gcc and
 # libc6-dev for its host programs and gen_init_cpio, git for the pristine
 # baseline), the armhf C library for the benchmark's own static tools
-# (bench/tools), QEMU, the image tools, gnuplot for the plots and jq for
-# the harness test.
+# (bench/tools), QEMU, the image tools, gnuplot for the plots, jq for
+# the harness test and socat for QEMU's monitor socket (watch_stall).
 host_pkgs=(
 	bc binutils-arm-linux-gnueabihf bison ccache cpio dosfstools e2fsprogs fdisk flex gcc
 	gcc-arm-linux-gnueabihf git gnuplot-nox jq kmod libc6-dev
 	libc6-dev-armhf-cross libelf-dev libssl-dev linux-source make mtools
-	qemu-system-arm u-boot-qemu u-boot-tools xz-utils
+	qemu-system-arm socat u-boot-qemu u-boot-tools xz-utils
 )
 
 missing_pkgs() {
