@@ -270,17 +270,17 @@ watch_prompt() {
 # Meanwhile, whenever the guest was silent and QEMU used no CPU at all for
 # $wake_after seconds, wake QEMU's main loop through the monitor ('info
 # status', which does nothing else) and count it in $log.wakes, with
-# whether QEMU ran again within $wake_after s (the guest woke too). QEMU 7.2's main loop can miss the
-# guest timer's new deadline and sleep with none: the SD card model reads
-# synchronously from the vCPU thread, polling the main loop's event
-# notifier, and can consume the wake-up meant for the main loop. The
-# guest then halts, its timer interrupt never delivered and its own
-# watchdogs silent, until some other event wakes the main loop; 005 on the
-# virt board's mmcblk0 showed it within a minute on a loaded host
-# ("rcu_sched kthread timer wakeup didn't happen for 5195 jiffies"), and
-# such a wake revived it. Waking within seconds keeps that gap well below
-# the guest's RCU stall timeout (21 s); a wake of a guest that merely
-# sleeps costs nothing.
+# whether QEMU ran again within $wake_after s (the guest woke too). QEMU
+# 7.2's main loop can miss the guest timer's new deadline and sleep with
+# none: the SD card model reads synchronously from the vCPU thread,
+# polling the main loop's event notifier, and can consume the wake-up
+# meant for the main loop. The guest then halts, its timer interrupt
+# never delivered and its own watchdogs silent, until some other event
+# wakes the main loop; 005 on the virt board's mmcblk0 showed it within a
+# minute on a loaded host ("rcu_sched kthread timer wakeup didn't happen
+# for 5195 jiffies"), and such a wake revived it. Waking within seconds
+# keeps that gap well below the guest's RCU stall timeout (21 s); a wake
+# of a guest that merely sleeps costs nothing.
 wake_after=5
 # The last line of $log.wakes counts them, for run-host.sh and bench.sh
 # (watch_stall's $wakes and $ran).
@@ -289,10 +289,10 @@ wakes_total() {
 	echo "total: $wakes wakes (the first 5 above), after $ran of which QEMU ran again within ${wake_after}s" >>"$log.wakes"
 }
 watch_stall() {
-	local tpid=$1 mon=$2 qpid last=-1 size quiet=0 t ticks prev="" woke="" wakes=0 ran=0
+	local tpid=$1 mon=$2 qpid="" last=-1 size quiet=0 t ticks prev="" woke="" wakes=0 ran=0
 	while kill -0 "$tpid" 2>/dev/null; do
 		sleep "$wake_after"
-		qpid=$(qemu_of "$tpid")
+		[ -n "$qpid" ] || qpid=$(qemu_of "$tpid")
 		ticks=
 		[ -z "$qpid" ] || ticks=$(awk '{ print $14 + $15 }' "/proc/$qpid/stat" 2>/dev/null || true)
 		size=$(($(stat -c %s "$log" 2>/dev/null || echo 0) + $(stat -c %s "${result:-/dev/null}" 2>/dev/null || echo 0)))

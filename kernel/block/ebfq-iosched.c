@@ -850,6 +850,7 @@ static struct request *__ebfq_dispatch(struct ebfq_data *ed)
 	struct ebfq_group_stats *stats;
 	struct ebfq_queue *bq;
 	struct request *rq;
+	bool injected = false;
 	u64 now = ebfq_now();
 
 	lockdep_assert_held(&ed->lock);
@@ -884,25 +885,29 @@ static struct request *__ebfq_dispatch(struct ebfq_data *ed)
 			break;
 		if (!ed->in_service)
 			continue;
-		/* The device idles for it: another raised queue may go. */
+		/*
+		 * The device idles for it: another raised queue may go, out
+		 * of turn (ebfq_wr_inject() checked the device queue).
+		 */
 		rq = ebfq_wr_inject(ed, bq);
 		if (!rq)
 			return NULL;
 		bq = ebfq_rq_queue(rq);
+		injected = true;
+		break;
+	}
+	if (injected) {
 		ed->wr_injected++;
-		ebfq_entity_charge(&bq->entity, blk_rq_sectors(rq), now);
-		goto charged;
+	} else {
+		/* Until a completion or new work, nothing can go: see dq_held. */
+		if (ebfq_dq_hold(ed, bq, rq)) {
+			ed->dq_held = true;
+			return NULL;
+		}
+		if (__test_and_clear_bit(EBFQ_QF_FIRST_DISPATCH, &bq->flags))
+			bq->turn_start_ns = now;
 	}
-	/* Until a completion or new work, nothing can go: see dq_held. */
-	if (ebfq_dq_hold(ed, bq, rq)) {
-		ed->dq_held = true;
-		return NULL;
-	}
-
-	if (__test_and_clear_bit(EBFQ_QF_FIRST_DISPATCH, &bq->flags))
-		bq->turn_start_ns = now;
 	ebfq_entity_charge(&bq->entity, blk_rq_sectors(rq), now);
-charged:
 	/*
 	 * Counted and charged first: a queue served out of turn may run dry
 	 * here, and what it got belongs to the busy period that ends.
