@@ -45,14 +45,14 @@ written for devices that serve one request stream, such as the SD cards
 and eMMC of ARM boards and phones.
 
 Every process gets a queue for its synchronous I/O; asynchronous I/O
-goes to queues shared per ioprio class and level. The engine
-(ebfq-wf2q.c) keeps each class's busy queues in an augmented rbtree
-ordered by virtual finish time, whose nodes carry the smallest virtual
-start time of their subtree, and serves the eligible queue with the
-smallest finish in O(log n). Queues that run dry keep their timestamps
-on an idle tree while those are in the future. The engine schedules
-entities, so that a group is scheduled by its parent exactly as a queue
-is.
+goes to queues shared per ioprio class and level (ebfq-queue.c). The
+engine (ebfq-wf2q.c) keeps each class's busy queues in an augmented
+rbtree ordered by virtual finish time, whose nodes carry the smallest
+virtual start time of their subtree, and serves the eligible queue with
+the smallest finish in O(log n). Queues that run dry keep their
+timestamps on an idle tree while those are in the future. The engine
+schedules entities, so that a group is scheduled by its parent exactly
+as a queue is.
 
 The queue in service (ebfq-iosched.c) dispatches in sector order with
 a bounded back-seek and FIFO deadlines, until it has received its

@@ -32,9 +32,6 @@
 #include "blk-mq-sched.h"
 #include "ebfq-iosched.h"
 
-/* Weight of one ioprio level: level l weighs (8 - l) * 10, 80 .. 10. */
-static const unsigned int ebfq_weight_per_level = 10;
-
 /* A request starting this far (sectors) from the previous end is seeky. */
 static const sector_t ebfq_seek_distance = 256;
 
@@ -73,8 +70,6 @@ static const u64 ebfq_busy_period_gap_ns = 100 * NSEC_PER_MSEC;
  * idle window starts again, once.
  */
 static const u64 ebfq_idle_late_ns = NSEC_PER_MSEC;
-
-static struct kmem_cache *ebfq_queue_cache;
 
 const char *const ebfq_expire_names[EBFQ_NR_EXPIRE_REASONS] = {
 	[EBFQ_EXP_BUDGET]	= "budget",
@@ -125,42 +120,6 @@ static inline struct ebfq_queue *ebfq_rq_queue(struct request *rq)
 	return rq->elv.priv[0];
 }
 
-static inline struct ebfq_io_cq *icq_to_bic(struct io_cq *icq)
-{
-	return container_of(icq, struct ebfq_io_cq, icq);
-}
-
-static inline bool ebfq_queue_sync(const struct ebfq_queue *bq)
-{
-	return test_bit(EBFQ_QF_SYNC, &bq->flags);
-}
-
-static enum ebfq_class ebfq_ioprio_class(int ioprio)
-{
-	switch (IOPRIO_PRIO_CLASS(ioprio)) {
-	case IOPRIO_CLASS_RT:
-		return EBFQ_CLASS_RT;
-	case IOPRIO_CLASS_IDLE:
-		return EBFQ_CLASS_IDLE;
-	default:
-		return EBFQ_CLASS_BE;
-	}
-}
-
-static unsigned int ebfq_ioprio_level(int ioprio)
-{
-	if (ebfq_ioprio_class(ioprio) == EBFQ_CLASS_IDLE)
-		return IOPRIO_NR_LEVELS - 1;
-	return min_t(unsigned int, IOPRIO_PRIO_LEVEL(ioprio),
-		     IOPRIO_NR_LEVELS - 1);
-}
-
-static unsigned int ebfq_ioprio_weight(int ioprio)
-{
-	return (IOPRIO_NR_LEVELS - ebfq_ioprio_level(ioprio)) *
-	       ebfq_weight_per_level;
-}
-
 /**
  * ebfq_max_budget - the largest budget a queue may get, in sectors
  * @ed: the device
@@ -206,227 +165,6 @@ unsigned long ebfq_budget_feedback(unsigned long budget, unsigned long service,
 		break;
 	}
 	return clamp(next, min_budget, max_budget);
-}
-
-/* ------------------------------------------------------------------ */
-/* Queue life cycle.                                                   */
-
-/**
- * ebfq_put_queue - drop a reference to a queue, freeing it at the last
- * @bq: the queue
- */
-void ebfq_put_queue(struct ebfq_queue *bq)
-{
-	struct ebfq_data *ed = bq->ed;
-
-	lockdep_assert_held(&ed->lock);
-
-	if (--bq->ref)
-		return;
-	WARN_ON_ONCE(bq->entity.where != EBFQ_NOWHERE || bq->queued ||
-		     bq->dispatched || bq == ed->in_service);
-	if (WARN_ON_ONCE(bq == &ed->oom_queue))
-		return;
-	ebfq_wr_stop(ed, bq);
-	list_del(&bq->all_node);
-	ebfq_group_put(bq->group);
-	kmem_cache_free(ebfq_queue_cache, bq);
-}
-
-static void ebfq_queue_hold(struct ebfq_entity *entity)
-{
-	container_of(entity, struct ebfq_queue, entity)->ref++;
-}
-
-static void ebfq_queue_forget(struct ebfq_entity *entity)
-{
-	ebfq_put_queue(container_of(entity, struct ebfq_queue, entity));
-}
-
-static const struct ebfq_entity_ops ebfq_queue_entity_ops = {
-	.hold	= ebfq_queue_hold,
-	.forget	= ebfq_queue_forget,
-};
-
-static void ebfq_queue_setup(struct ebfq_data *ed, struct ebfq_queue *bq,
-			     struct ebfq_group *bg, bool sync, int ioprio)
-{
-	ebfq_entity_init(&bq->entity, ebfq_group_sched(ed, bg),
-			 &ebfq_queue_entity_ops, ebfq_ioprio_weight(ioprio),
-			 ebfq_ioprio_class(ioprio));
-	bq->ed = ed;
-	ebfq_group_get(bg);
-	bq->group = bg;
-	bq->sort_list = RB_ROOT;
-	INIT_LIST_HEAD(&bq->fifo);
-	if (sync)
-		__set_bit(EBFQ_QF_SYNC, &bq->flags);
-	if (current->flags & PF_KTHREAD)
-		__set_bit(EBFQ_QF_KTHREAD, &bq->flags);
-	bq->ioprio = ioprio;
-	bq->orig_weight = ebfq_ioprio_weight(ioprio);
-	bq->pid = current->pid;
-	bq->next_budget = ebfq_max_budget(ed);
-	ebfq_wr_queue_init(bq);
-	list_add_tail(&bq->all_node, &ed->all_queues);
-}
-
-static struct ebfq_queue *ebfq_queue_create(struct ebfq_data *ed,
-					    struct ebfq_group *bg, bool sync,
-					    int ioprio)
-{
-	struct ebfq_queue *bq;
-
-	lockdep_assert_held(&ed->lock);
-
-	bq = kmem_cache_alloc_node(ebfq_queue_cache, GFP_NOWAIT | __GFP_ZERO,
-				   ed->queue->node);
-	if (!bq)
-		return NULL;
-	ebfq_queue_setup(ed, bq, bg, sync, ioprio);
-	return bq;
-}
-
-/**
- * ebfq_async_slot - where a group keeps its async queue of an ioprio
- * @ed: the device
- * @bg: the group, NULL for the root
- * @ioprio: the ioprio
- */
-struct ebfq_queue **ebfq_async_slot(struct ebfq_data *ed,
-				    struct ebfq_group *bg, int ioprio)
-{
-	unsigned int class = ebfq_ioprio_class(ioprio);
-	unsigned int level = ebfq_ioprio_level(ioprio);
-
-#ifdef CONFIG_IOSCHED_EBFQ_CGROUP
-	if (bg)
-		return &bg->async[class][level];
-#endif
-	return &ed->async[class][level];
-}
-
-/**
- * ebfq_put_async_queues - drop a group's (or the root's) async queues
- * @async: its async queue slots, emptied
- */
-void ebfq_put_async_queues(struct ebfq_queue *async[][IOPRIO_NR_LEVELS])
-{
-	int class, level;
-
-	for (class = 0; class < EBFQ_NR_CLASSES; class++) {
-		for (level = 0; level < IOPRIO_NR_LEVELS; level++) {
-			struct ebfq_queue *bq = async[class][level];
-
-			if (bq) {
-				async[class][level] = NULL;
-				ebfq_put_queue(bq);
-			}
-		}
-	}
-}
-
-/* The async queue of @ioprio in @bg, made on first use; @bg keeps a ref. */
-static struct ebfq_queue *ebfq_async_queue(struct ebfq_data *ed,
-					   struct ebfq_group *bg, int ioprio)
-{
-	struct ebfq_queue **slot = ebfq_async_slot(ed, bg, ioprio);
-
-	if (!*slot) {
-		*slot = ebfq_queue_create(ed, bg, false, ioprio);
-		if (!*slot)
-			return NULL;
-		(*slot)->ref = 1;
-		(*slot)->pid = 0;
-	}
-	return *slot;
-}
-
-/* The process's ioprio changed: new async queue, new weight for sync. */
-static void ebfq_bic_set_ioprio(struct ebfq_data *ed, struct ebfq_io_cq *bic,
-				int ioprio)
-{
-	struct ebfq_queue *bq;
-
-	lockdep_assert_held(&ed->lock);
-
-	bic->ioprio = ioprio;
-	bq = bic->queue[0];
-	if (bq) {
-		bic->queue[0] = NULL;
-		ebfq_put_queue(bq);
-	}
-	bq = bic->queue[1];
-	if (bq) {
-		bq->ioprio = ioprio;
-		bq->orig_weight = ebfq_ioprio_weight(ioprio);
-		bq->entity.new_weight = bq->orig_weight * bq->wr_coeff;
-		bq->entity.new_class_idx = ebfq_ioprio_class(ioprio);
-	}
-}
-
-/* The queue a request of the current process goes to. */
-static struct ebfq_queue *ebfq_get_queue(struct ebfq_data *ed,
-					 struct ebfq_io_cq *bic, bool sync,
-					 int ioprio)
-{
-	struct ebfq_queue *bq;
-
-	lockdep_assert_held(&ed->lock);
-
-	if (!bic)
-		return &ed->oom_queue;
-	if (bic->ioprio != ioprio)
-		ebfq_bic_set_ioprio(ed, bic, ioprio);
-	bq = bic->queue[sync];
-	if (bq)
-		return bq;
-
-	/* ebfq_rq_route() puts it in its group when a request comes. */
-	bq = sync ? ebfq_queue_create(ed, NULL, true, ioprio) :
-		    ebfq_async_queue(ed, NULL, ioprio);
-	if (!bq)
-		return &ed->oom_queue;
-	bic->queue[sync] = bq;
-	bq->ref++;
-	return bq;
-}
-
-/*
- * The queue @rq goes to, in the group of the cgroup its bio belongs to
- * (for writeback, the cgroup that dirtied the pages): a process that
- * changed cgroup takes its queue along, an async request goes to its
- * group's async queue.
- */
-static struct ebfq_queue *ebfq_rq_route(struct ebfq_data *ed,
-					struct request *rq,
-					struct ebfq_queue *bq)
-{
-	struct ebfq_group *bg;
-	struct ebfq_queue *async;
-
-	lockdep_assert_held(&ed->lock);
-
-	if (!IS_ENABLED(CONFIG_IOSCHED_EBFQ_CGROUP) || !rq->bio ||
-	    bq == &ed->oom_queue)
-		return bq;
-	bg = ebfq_bio_group(ed, rq->bio);
-	if (bq->group == bg)
-		return bq;
-	if (ebfq_queue_sync(bq)) {
-		/* The request holds a reference: expiring cannot free it. */
-		if (bq == ed->in_service)
-			ebfq_expire(ed, bq, EBFQ_EXP_MOVED);
-		ebfq_queue_set_group(ed, bq, bg);
-		return bq;
-	}
-	async = ebfq_async_queue(ed, bg, bq->ioprio);
-	if (!async)
-		return bq;
-	async->ref++;
-	rq->elv.priv[0] = async;
-	ebfq_put_queue(bq);
-	return async;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1420,9 +1158,7 @@ static void ebfq_exit_sched(struct elevator_queue *e)
 			continue;
 		WARN_ONCE(1, "ebfq: queue of pid %d left with %d references\n",
 			  bq->pid, bq->ref);
-		ebfq_wr_stop(ed, bq);
-		list_del(&bq->all_node);
-		kmem_cache_free(ebfq_queue_cache, bq);
+		ebfq_queue_free(bq);
 	}
 	spin_unlock_irq(&ed->lock);
 
@@ -1480,9 +1216,9 @@ static int __init ebfq_init(void)
 {
 	int ret;
 
-	ebfq_queue_cache = KMEM_CACHE(ebfq_queue, 0);
-	if (!ebfq_queue_cache)
-		return -ENOMEM;
+	ret = ebfq_queue_cache_create();
+	if (ret)
+		return ret;
 	/* The policy first: a device may take ebfq once it is registered. */
 	ret = ebfq_cgroup_register();
 	if (!ret) {
@@ -1491,7 +1227,7 @@ static int __init ebfq_init(void)
 			return 0;
 		ebfq_cgroup_unregister();
 	}
-	kmem_cache_destroy(ebfq_queue_cache);
+	ebfq_queue_cache_destroy();
 	return ret;
 }
 
@@ -1499,7 +1235,7 @@ static void __exit ebfq_exit(void)
 {
 	elv_unregister(&ebfq_iosched);
 	ebfq_cgroup_unregister();
-	kmem_cache_destroy(ebfq_queue_cache);
+	ebfq_queue_cache_destroy();
 }
 
 module_init(ebfq_init);

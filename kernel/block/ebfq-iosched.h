@@ -373,12 +373,33 @@ struct ebfq_data {
 	unsigned long idle_restarts;	/* see ebfq_idle_fired_late() */
 };
 
-/* ebfq-iosched.c */
-unsigned long ebfq_max_budget(const struct ebfq_data *ed);
+static inline struct ebfq_io_cq *icq_to_bic(struct io_cq *icq)
+{
+	return container_of(icq, struct ebfq_io_cq, icq);
+}
+
+static inline bool ebfq_queue_sync(const struct ebfq_queue *bq)
+{
+	return test_bit(EBFQ_QF_SYNC, &bq->flags);
+}
+
+/* ebfq-queue.c */
+int ebfq_queue_cache_create(void);
+void ebfq_queue_cache_destroy(void);
+void ebfq_queue_setup(struct ebfq_data *ed, struct ebfq_queue *bq,
+		      struct ebfq_group *bg, bool sync, int ioprio);
+void ebfq_queue_free(struct ebfq_queue *bq);
 void ebfq_put_queue(struct ebfq_queue *bq);
 void ebfq_put_async_queues(struct ebfq_queue *async[][IOPRIO_NR_LEVELS]);
 struct ebfq_queue **ebfq_async_slot(struct ebfq_data *ed,
 				    struct ebfq_group *bg, int ioprio);
+struct ebfq_queue *ebfq_get_queue(struct ebfq_data *ed, struct ebfq_io_cq *bic,
+				  bool sync, int ioprio);
+struct ebfq_queue *ebfq_rq_route(struct ebfq_data *ed, struct request *rq,
+				 struct ebfq_queue *bq);
+
+/* ebfq-iosched.c */
+unsigned long ebfq_max_budget(const struct ebfq_data *ed);
 bool ebfq_update_has_work(struct ebfq_data *ed);
 struct request *ebfq_choose_request(struct ebfq_data *ed,
 				    struct ebfq_queue *bq);

@@ -65,7 +65,7 @@ else
 	exit 0
 fi
 progress patchset-test "building block/ of the patched tree"
-objs=(ebfq-iosched.o ebfq-wf2q.o ebfq-wr.o ebfq-sysfs.o)
+objs=(ebfq-iosched.o ebfq-queue.o ebfq-wf2q.o ebfq-wr.o ebfq-sysfs.o)
 if "${kmake[@]}" block/ >"$work/build.log" 2>&1; then
 	missing=$(for o in "${objs[@]}"; do [ -f "$out/block/$o" ] || echo "$o"; done)
 	if [ -z "$missing" ]; then
