@@ -277,7 +277,7 @@ static void ebfq_remove_request(struct ebfq_data *ed, struct request *rq)
 	/* The request still holds a reference: this cannot free bq. */
 	if (bq->entity.where == EBFQ_ACTIVE) {
 		ebfq_entity_deactivate(&bq->entity);
-		ebfq_wr_queue_idle(ed, bq, false, ebfq_now());
+		ebfq_wr_queue_idle(ed, bq, ebfq_now());
 	}
 }
 
@@ -396,7 +396,6 @@ void ebfq_expire(struct ebfq_data *ed, struct ebfq_queue *bq,
 	struct ebfq_entity *entity = &bq->entity;
 	unsigned long max_budget = ebfq_max_budget(ed);
 	unsigned long min_budget = ebfq_min_budget(ed);
-	bool greedy = reason == EBFQ_EXP_BUDGET || reason == EBFQ_EXP_TIMEOUT;
 	u64 now = ebfq_now(), idle_start = now;
 	unsigned long charge;
 
@@ -444,7 +443,7 @@ void ebfq_expire(struct ebfq_data *ed, struct ebfq_queue *bq,
 	if (bq->queued)
 		entity->budget = bq->next_budget;
 	else
-		ebfq_wr_queue_idle(ed, bq, greedy, idle_start);
+		ebfq_wr_queue_idle(ed, bq, idle_start);
 	/* May free bq. */
 	ebfq_entity_expire(entity, bq->queued);
 }

@@ -346,6 +346,7 @@ struct ebfq_data {
 	u64 wr_next_end_ns;
 	unsigned long wr_started[EBFQ_NR_WR_KINDS];
 	unsigned long wr_ended_heavy;	/* interactive ones that streamed */
+	unsigned long wr_ended_early;	/* soft-RT ones back too soon */
 	unsigned long wr_preemptions;
 	unsigned long wr_injected;	/* requests sent by ebfq_wr_inject() */
 
@@ -423,6 +424,9 @@ u64 ebfq_wr_duration_ns(u64 peak_rate, unsigned int max_time_ms);
 u64 ebfq_softrt_next_start(u64 busy_start_ns, unsigned long busy_service,
 			   unsigned int max_rate, u64 idle_start_ns,
 			   u64 min_idle_ns);
+u64 ebfq_softrt_next_kept(u64 next_ns, u64 busy_start_ns,
+			  unsigned long busy_service, unsigned int max_rate,
+			  u64 slack_ns);
 unsigned long ebfq_time_charge(unsigned long service, unsigned long budget,
 			       unsigned long max_budget, u64 elapsed_ns,
 			       unsigned int timeout_ms, u64 peak_rate,
@@ -432,8 +436,7 @@ u64 ebfq_rate_filter(u64 peak_rate, u64 sample);
 void ebfq_wr_queue_init(struct ebfq_queue *bq);
 bool ebfq_wr_queue_busy(struct ebfq_data *ed, struct ebfq_queue *bq,
 			bool write, u64 now);
-void ebfq_wr_queue_idle(struct ebfq_data *ed, struct ebfq_queue *bq,
-			bool greedy, u64 now);
+void ebfq_wr_queue_idle(struct ebfq_data *ed, struct ebfq_queue *bq, u64 now);
 void ebfq_wr_dispatched(struct ebfq_data *ed, struct ebfq_queue *bq,
 			unsigned long sectors);
 void ebfq_wr_check(struct ebfq_data *ed, u64 now);

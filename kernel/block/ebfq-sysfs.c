@@ -234,6 +234,7 @@ static int ebfq_state_show(void *data, struct seq_file *m)
 		seq_printf(m, "raised_%s %lu\n", ebfq_wr_names[i],
 			   ed->wr_started[i]);
 	seq_printf(m, "raising_ended_streaming %lu\n", ed->wr_ended_heavy);
+	seq_printf(m, "raising_ended_early %lu\n", ed->wr_ended_early);
 	seq_printf(m, "preemptions %lu\n", ed->wr_preemptions);
 	seq_printf(m, "injected %lu\n", ed->wr_injected);
 	seq_printf(m, "large_bursts %lu\n", ed->large_bursts);

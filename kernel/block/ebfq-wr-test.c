@@ -51,6 +51,51 @@ static void ebfq_test_softrt_rule(struct kunit *test)
 	KUNIT_EXPECT_GT(test, ebfq_softrt_next_start(t0, 1, 0, t0, MS(12)), t0);
 }
 
+/*
+ * A soft-RT queue stays one while its average rate holds: a player of 512
+ * sectors every 40 ms (12800 sectors/s, under 16384) whose wake-ups and
+ * chunks come late keeps it; a faster stream loses it within the slack.
+ */
+static void ebfq_test_softrt_kept(struct kunit *test)
+{
+	const u64 period = MS(40), slack = MS(100), t0 = MS(1000);
+	const u64 lateness[] = { 0, 25, 0, 60, 0, 0, 90, 3, 0, 0 };
+	u64 next = 0, arrival, prev = t0;
+	unsigned int i, n;
+
+	/* A new soft-RT queue's clock (0) starts @slack before it came. */
+	KUNIT_EXPECT_EQ(test, ebfq_softrt_next_kept(0, t0, 512, 16384, slack),
+			t0 - slack + 31250000ULL);
+	/* The clock does not go back, and does not underflow. */
+	KUNIT_EXPECT_EQ(test, ebfq_softrt_next_kept(t0, MS(1), 0, 16384, slack),
+			t0);
+	KUNIT_EXPECT_EQ(test, ebfq_softrt_next_kept(0, MS(1), 16384, 16384,
+						    slack),
+			(u64)NSEC_PER_SEC);
+
+	/*
+	 * A late chunk makes the next one start at once (when the late one
+	 * is in, at prev + its read time), never before its due time.
+	 */
+	for (i = 0; i < 40; i++) {
+		u64 due = t0 + i * period;
+
+		arrival = max(due + MS(lateness[i % ARRAY_SIZE(lateness)]),
+			      prev + MS(12));
+		KUNIT_EXPECT_GE_MSG(test, arrival, next, "chunk %u", i);
+		next = ebfq_softrt_next_kept(next, arrival, 512, 16384, slack);
+		prev = arrival;
+	}
+
+	/* 512 sectors every 12 ms (42667 sectors/s) runs out of slack. */
+	next = 0;
+	for (n = 0, arrival = t0; arrival >= next && n < 100; n++) {
+		next = ebfq_softrt_next_kept(next, arrival, 512, 16384, slack);
+		arrival += MS(12);
+	}
+	KUNIT_EXPECT_LE(test, n, 8U);
+}
+
 static void ebfq_test_time_charge(struct kunit *test)
 {
 	const unsigned long max_budget = 6000;
@@ -156,6 +201,7 @@ static void ebfq_test_group_scale(struct kunit *test)
 static struct kunit_case ebfq_wr_cases[] = {
 	KUNIT_CASE(ebfq_test_wr_duration),
 	KUNIT_CASE(ebfq_test_softrt_rule),
+	KUNIT_CASE(ebfq_test_softrt_kept),
 	KUNIT_CASE(ebfq_test_time_charge),
 	KUNIT_CASE(ebfq_test_rate_filter),
 #ifdef CONFIG_IOSCHED_EBFQ_CGROUP

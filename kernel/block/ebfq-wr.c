@@ -65,6 +65,15 @@ static const unsigned int ebfq_burst_large = 8;
  */
 static const u64 ebfq_softrt_min_idle_ns = 4 * NSEC_PER_MSEC;
 
+/*
+ * A soft real-time queue stays one while it asks, on average, no more than
+ * wr_max_softrt_rate, and runs at most this far (ns) ahead of that rate:
+ * a player woken late, or whose chunk came late, catches up at once, with
+ * no idle period in between, and must not lose its raising for it, which
+ * would make it later still.
+ */
+static const u64 ebfq_softrt_slack_ns = 100 * NSEC_PER_MSEC;
+
 /* Requests of queues not raised the device may hold while any is raised. */
 static const unsigned int ebfq_wr_others_in_driver = 1;
 
@@ -139,6 +148,30 @@ u64 ebfq_softrt_next_start(u64 busy_start_ns, unsigned long busy_service,
 		   div_u64((u64)busy_service * NSEC_PER_SEC, max(max_rate, 1U));
 
 	return max(next, idle_start_ns + min_idle_ns);
+}
+
+/**
+ * ebfq_softrt_next_kept - the earliest arrival a soft-RT queue stays one
+ * @next_ns: the earliest arrival its last busy period could have begun at
+ * @busy_start_ns: when that busy period began
+ * @busy_service: sectors dispatched in it
+ * @max_rate: the highest rate a soft real-time queue asks, sectors/s
+ * @slack_ns: how far ahead of @max_rate it may run
+ *
+ * A token bucket: each busy period moves a clock forward by its service at
+ * @max_rate, from when it began, or from where the clock was if that is
+ * later, but never from more than @slack_ns before it began. A queue back
+ * no earlier than the clock has asked for no more than @max_rate, give or
+ * take @slack_ns of it, however its arrivals were spaced.
+ */
+u64 ebfq_softrt_next_kept(u64 next_ns, u64 busy_start_ns,
+			  unsigned long busy_service, unsigned int max_rate,
+			  u64 slack_ns)
+{
+	u64 from = busy_start_ns - min(busy_start_ns, slack_ns);
+
+	return max(next_ns, from) +
+	       div_u64((u64)busy_service * NSEC_PER_SEC, max(max_rate, 1U));
 }
 
 /**
@@ -240,6 +273,9 @@ static void ebfq_wr_start(struct ebfq_data *ed, struct ebfq_queue *bq,
 		ed->wr_started[kind]++;
 		bq->wr_start_ns = now;
 		bq->wr_service = 0;
+		/* A new soft-RT queue has its whole slack. */
+		if (kind == EBFQ_WR_SOFT_RT)
+			bq->softrt_next_ns = 0;
 	}
 	bq->wr_kind = kind;
 	bq->wr_end_ns = now + duration;
@@ -399,8 +435,10 @@ bool ebfq_wr_queue_busy(struct ebfq_data *ed, struct ebfq_queue *bq,
 		;	/* keeps raising until its time or service is up */
 	else if (softrt)
 		ebfq_wr_start(ed, bq, EBFQ_WR_SOFT_RT, now);
-	else
+	else if (ebfq_wr_raised(bq)) {
+		ed->wr_ended_early++;
 		ebfq_wr_stop(ed, bq);
+	}
 	return ebfq_wr_raised(bq);
 }
 
@@ -408,26 +446,31 @@ bool ebfq_wr_queue_busy(struct ebfq_data *ed, struct ebfq_queue *bq,
  * ebfq_wr_queue_idle - a queue's busy period ended
  * @ed: the device
  * @bq: the queue, now without requests and out of service
- * @greedy: its last turn ended on its budget or its timeout
  * @now: when it went idle (ebfq_now(), or earlier)
  *
- * A queue that used all the service it was given did not go idle of its
- * own accord, it was cut off: whenever it comes back, it is a stream, not
- * a soft real-time reader.
+ * Sets the earliest arrival at which the queue will be soft real-time: as
+ * ebfq_softrt_next_start() says for one that is not yet, as
+ * ebfq_softrt_next_kept() says for one that is. A queue cut off by its
+ * budget or its timeout does not go idle: its busy period goes on, and
+ * counts its whole service.
  */
-void ebfq_wr_queue_idle(struct ebfq_data *ed, struct ebfq_queue *bq,
-			bool greedy, u64 now)
+void ebfq_wr_queue_idle(struct ebfq_data *ed, struct ebfq_queue *bq, u64 now)
 {
+	unsigned int rate = ed->tun.wr_max_softrt_rate;
+
 	lockdep_assert_held(&ed->lock);
 
 	bq->idle_start_ns = now;
-	if (greedy)
-		bq->softrt_next_ns = U64_MAX;
+	if (bq->wr_kind == EBFQ_WR_SOFT_RT)
+		bq->softrt_next_ns =
+			ebfq_softrt_next_kept(bq->softrt_next_ns,
+					      bq->busy_start_ns,
+					      bq->busy_service, rate,
+					      ebfq_softrt_slack_ns);
 	else
 		bq->softrt_next_ns =
 			ebfq_softrt_next_start(bq->busy_start_ns,
-					       bq->busy_service,
-					       ed->tun.wr_max_softrt_rate, now,
+					       bq->busy_service, rate, now,
 					       ed->tun.slice_idle_ns +
 					       ebfq_softrt_min_idle_ns);
 }

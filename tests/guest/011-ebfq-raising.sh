@@ -170,10 +170,15 @@ run() {
 	# short so that the soft-RT rule has the time to take over.
 	echo 300 >"$ios/wr_max_time"
 	rt0=$(stat raised_soft-rt)
+	early0=$(stat raising_ended_early)
 	ebfq-io softrt "/dev/$dev" 256 40 4 >/tmp/softrt.out
 	note "soft-RT reader under 3 streamers: $(cat /tmp/softrt.out)"
 	check "$dev: a periodic reader is raised as soft real-time" \
 		test "$(stat raised_soft-rt)" -gt "$rt0"
+	# 256 KiB every 40 ms is 12800 sectors/s, under wr_max_softrt_rate.
+	early=$(($(stat raising_ended_early) - early0))
+	check "$dev: it keeps its raising while its rate holds ($early ended early)" \
+		test "$early" = 0
 	echo 0 >"$ios/wr_max_time"
 
 	# low_latency=0 ends raisings at once and raises nobody.
