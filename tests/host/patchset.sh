@@ -65,7 +65,9 @@ else
 	exit 0
 fi
 progress patchset-test "building block/ of the patched tree"
-objs=(ebfq-iosched.o ebfq-queue.o ebfq-wf2q.o ebfq-wr.o ebfq-sysfs.o)
+# The objects every ebfq build has, as Kbuild.ebfq lists them.
+read -ra objs <<<"$(sed -n 's/^ebfq-y := //p' "$top/kernel/block/Kbuild.ebfq")"
+[ "${#objs[@]}" -gt 0 ] || { echo "not ok - patchset: no ebfq-y line in kernel/block/Kbuild.ebfq"; exit 0; }
 if "${kmake[@]}" block/ >"$work/build.log" 2>&1; then
 	missing=$(for o in "${objs[@]}"; do [ -f "$out/block/$o" ] || echo "$o"; done)
 	if [ -z "$missing" ]; then
