@@ -129,6 +129,12 @@ u64 ebfq_wr_duration_ns(u64 peak_rate, unsigned int max_time_ms)
 	return clamp(ns, ebfq_wr_min_duration_ns, ebfq_wr_max_duration_ns);
 }
 
+/* How long @service sectors take at @rate sectors/s, in ns. */
+static u64 ebfq_softrt_period_ns(unsigned long service, unsigned int rate)
+{
+	return div_u64((u64)service * NSEC_PER_SEC, max(rate, 1U));
+}
+
 /**
  * ebfq_softrt_next_start - the earliest arrival that is still soft-RT
  * @busy_start_ns: when the queue's last busy period began
@@ -145,7 +151,7 @@ u64 ebfq_softrt_next_start(u64 busy_start_ns, unsigned long busy_service,
 			   u64 min_idle_ns)
 {
 	u64 next = busy_start_ns +
-		   div_u64((u64)busy_service * NSEC_PER_SEC, max(max_rate, 1U));
+		   ebfq_softrt_period_ns(busy_service, max_rate);
 
 	return max(next, idle_start_ns + min_idle_ns);
 }
@@ -171,7 +177,7 @@ u64 ebfq_softrt_next_kept(u64 next_ns, u64 busy_start_ns,
 	u64 from = busy_start_ns - min(busy_start_ns, slack_ns);
 
 	return max(next_ns, from) +
-	       div_u64((u64)busy_service * NSEC_PER_SEC, max(max_rate, 1U));
+	       ebfq_softrt_period_ns(busy_service, max_rate);
 }
 
 /**
