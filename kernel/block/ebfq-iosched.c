@@ -793,12 +793,13 @@ static struct ebfq_io_cq *ebfq_current_bic(struct request_queue *q)
 	return icq ? icq_to_bic(icq) : NULL;
 }
 
+/*
+ * Only finds the process's io_cq: the queue is chosen when the request is
+ * inserted (ebfq_rq_assign()), under the lock insertion takes anyway.
+ */
 static void ebfq_prepare_request(struct request *rq)
 {
-	struct ebfq_data *ed = rq->q->elevator->elevator_data;
 	struct ebfq_io_cq *bic = ebfq_current_bic(rq->q);
-	int ioprio = get_current_ioprio();
-	struct ebfq_queue *bq;
 
 	/* The first request of a process on this device makes its icq. */
 	if (!bic) {
@@ -811,13 +812,35 @@ static void ebfq_prepare_request(struct request *rq)
 		}
 	}
 
-	spin_lock_irq(&ed->lock);
-	bq = ebfq_get_queue(ed, bic, op_is_sync(rq->cmd_flags), ioprio);
-	bq->ref++;
-	spin_unlock_irq(&ed->lock);
-
-	rq->elv.priv[0] = bq;
+	rq->elv.icq = bic ? &bic->icq : NULL;
+	rq->elv.priv[0] = NULL;
 	rq->elv.priv[1] = NULL;
+}
+
+/*
+ * The queue of @rq, chosen at its first insertion; a requeued request
+ * keeps its own. The process that allocated it is the one submitting it,
+ * still: its io_cq is still there, and its ioprio is the one to use.
+ */
+static struct ebfq_queue *ebfq_rq_assign(struct ebfq_data *ed,
+					 struct request *rq)
+{
+	struct ebfq_io_cq *bic;
+	struct ebfq_queue *bq;
+
+	lockdep_assert_held(&ed->lock);
+
+	if (!(rq->rq_flags & RQF_ELVPRIV))
+		return NULL;
+	bq = rq->elv.priv[0];
+	if (bq)
+		return bq;
+	bic = rq->elv.icq ? icq_to_bic(rq->elv.icq) : NULL;
+	bq = ebfq_get_queue(ed, bic, rq_is_sync(rq), get_current_ioprio());
+	bq->ref++;
+	rq->elv.icq = NULL;
+	rq->elv.priv[0] = bq;
+	return bq;
 }
 
 static void ebfq_finish_request(struct request *rq)
@@ -864,7 +887,7 @@ static void ebfq_insert_requests(struct blk_mq_hw_ctx *hctx,
 	while (!list_empty(list)) {
 		struct request *rq = list_first_entry(list, struct request,
 						      queuelist);
-		struct ebfq_queue *bq = ebfq_rq_queue(rq);
+		struct ebfq_queue *bq = ebfq_rq_assign(ed, rq);
 
 		list_del_init(&rq->queuelist);
 		if (blk_mq_sched_try_insert_merge(q, rq, &free))
