@@ -22,6 +22,9 @@ FRAGMENTS_module := $(BOARD_FRAGMENTS) defconfigs/test.config \
 # debug: the test kernel with KASAN, UBSAN, kmemleak, debug objects, fault
 # injection and ebfq's invariant checks; the kernel of the torture suite.
 FRAGMENTS_debug := $(FRAGMENTS_test) defconfigs/debug.config
+# prof: the module kernel with ebfq built in and a 1000 Hz tick, for
+# the tick profiler of scripts/bench.sh --profile.
+FRAGMENTS_prof := $(FRAGMENTS_module) defconfigs/prof.config
 
 BUILD := $(CURDIR)/build
 KERNEL_OUT := $(BUILD)/kernel-$(FLAVOUR)
@@ -46,7 +49,7 @@ help:
 	@echo "  make check     the whole test suite on both boards (the CI command)"
 	@echo
 	@echo "  make deps      apt-get only what is missing, fetch the armhf userland"
-	@echo "  make kernel    build build/kernel-\$$FLAVOUR (FLAVOUR=$(FLAVOUR); test, module or debug)"
+	@echo "  make kernel    build build/kernel-\$$FLAVOUR (FLAVOUR=$(FLAVOUR); test, module, debug or prof)"
 	@echo "  make module    build ebfq.ko out of tree against build/kernel-module"
 	@echo "  make bench     every scheduler on every profile (PROFILE=emmc QUICK=1:"
 	@echo "                 one profile, < 10 min); tables and plots in build/bench/"

@@ -7,7 +7,7 @@
 #
 #   scripts/bench.sh [--quick] [--smoke] [--record] [--reps N]
 #                    [--workloads LIST] [--scheds LIST] [--loads LIST]
-#                    [--out DIR] [--debug] [--smp N] PROFILE...
+#                    [--out DIR] [--debug] [--smp N] [--profile] PROFILE...
 #
 # The kernel is the module flavour (no lockdep, which would weigh on the
 # CPU cost and on every latency) with ebfq.ko loaded, so that ebfq, bfq,
@@ -33,11 +33,16 @@
 #   --smp N   N vCPUs in the guest (1): whether a start-up waits for the
 #             device or for the one vCPU the loads also want (the results
 #             record the guest's CPU count)
+#   --profile where the CPU goes in the cost workload (the only one run
+#             unless --workloads says more): the prof kernel (make kernel
+#             FLAVOUR=prof: ebfq built in, 1000 Hz tick) booted with
+#             profile=2; bench/profile.sh writes profile.md beside the
+#             tables
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/lib.sh"
 
-quick=0 smoke=0 record=0 debug=0 smp=1 reps=3 workloads='' scheds='' loads='' outdir=$BUILD/bench
+quick=0 smoke=0 record=0 debug=0 kprof=0 smp=1 reps=3 workloads='' scheds='' loads='' outdir=$BUILD/bench
 profiles=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -45,6 +50,7 @@ while [ $# -gt 0 ]; do
 	--smoke) smoke=1 ;;
 	--record) record=1 ;;
 	--debug) debug=1 ;;
+	--profile) kprof=1 ;;
 	--reps)
 		reps=${2:-}
 		case $reps in '' | *[!0-9]* | 0) die "--reps wants a whole number, got '$reps'" ;; esac
@@ -88,18 +94,27 @@ while [ $# -gt 0 ]; do
 		outdir=$(cd "$outdir" && pwd)
 		shift
 		;;
-	-*) die "unknown option '$1' (--quick, --smoke, --record, --reps N, --workloads LIST, --scheds LIST, --loads LIST, --out DIR, --debug, --smp N)" ;;
+	-*) die "unknown option '$1' (--quick, --smoke, --record, --reps N, --workloads LIST, --scheds LIST, --loads LIST, --out DIR, --debug, --smp N, --profile)" ;;
 	*) profiles+=("$1") ;;
 	esac
 	shift
 done
-[ ${#profiles[@]} -gt 0 ] || die "usage: $0 [--quick] [--smoke] [--record] [--debug] [--reps N] [--workloads LIST] [--scheds LIST] [--loads LIST] [--out DIR] [--smp N] PROFILE..."
+[ ${#profiles[@]} -gt 0 ] || die "usage: $0 [--quick] [--smoke] [--record] [--debug] [--reps N] [--workloads LIST] [--scheds LIST] [--loads LIST] [--out DIR] [--smp N] [--profile] PROFILE..."
 
 kernel=$BUILD/kernel-module/arch/arm/boot/zImage
 module_cpio=$BUILD/module/ebfq-module.cpio
 initramfs=$BUILD/rootfs/initramfs.cpio
+if [ "$kprof" = 1 ]; then
+	[ "$quick$smoke$record" = 000 ] || die "--profile goes with none of --quick, --smoke, --record"
+	workloads=${workloads:-cost}
+	case ,$workloads, in *,cost,*) ;; *) die "--profile profiles the cost workload: --workloads must include cost" ;; esac
+	kernel=$BUILD/kernel-prof/arch/arm/boot/zImage
+	# ebfq is built in: no module to load.
+	module_cpio=/dev/null
+	[ -f "$kernel" ] || die "missing ${kernel#"$top"/}: run 'make kernel FLAVOUR=prof'"
+fi
 for f in "$kernel" "$module_cpio" "$initramfs"; do
-	[ -f "$f" ] || die "missing ${f#"$top"/}: run 'make kernel rootfs module'"
+	[ -e "$f" ] || die "missing ${f#"$top"/}: run 'make kernel rootfs module'"
 done
 
 # watch RESULT PID: print the guest's progress lines until qemu exits.
@@ -133,6 +148,7 @@ for profile in "${profiles[@]}"; do
 
 	append="ebfq_board=$board ebfq_profile=$profile ebfq_bench_dev=$dev ebfq_bench_app=$BENCH_APP${scheds:+ ebfq_bench_scheds=$scheds}${loads:+ ebfq_bench_loads=$loads}${MAX_REQUEST_KB:+ ebfq_bench_max_kb=$MAX_REQUEST_KB}${ROTATIONAL:+ ebfq_bench_rotational=$ROTATIONAL}"
 	[ "$debug" = 0 ] || append+=" ebfq_bench_debug=1"
+	[ "$kprof" = 0 ] || append="profile=2 $append ebfq_bench_profile=1"
 	qprofile=$profile
 	if [ "$record" = 1 ]; then
 		append="ebfq_mode=record $append"
@@ -185,4 +201,5 @@ for profile in "${profiles[@]}"; do
 		continue
 	fi
 	"$top/bench/report.sh" "$out" "$profile"
+	[ "$kprof" = 0 ] || "$top/bench/profile.sh" "$out" "$BUILD/kernel-prof/System.map"
 done
