@@ -830,10 +830,8 @@ static struct ebfq_queue *ebfq_rq_assign(struct ebfq_data *ed,
 
 	lockdep_assert_held(&ed->lock);
 
-	if (!(rq->rq_flags & RQF_ELVPRIV))
-		return NULL;
-	bq = rq->elv.priv[0];
-	if (bq)
+	bq = ebfq_rq_queue(rq);
+	if (bq || !(rq->rq_flags & RQF_ELVPRIV))
 		return bq;
 	bic = rq->elv.icq ? icq_to_bic(rq->elv.icq) : NULL;
 	bq = ebfq_get_queue(ed, bic, rq_is_sync(rq), get_current_ioprio());
