@@ -104,6 +104,7 @@ done
 kernel=$BUILD/kernel-module/arch/arm/boot/zImage
 module_cpio=$BUILD/module/ebfq-module.cpio
 initramfs=$BUILD/rootfs/initramfs.cpio
+make_what="make kernel rootfs module"
 if [ "$kprof" = 1 ]; then
 	[ "$quick$smoke$record" = 000 ] || die "--profile goes with none of --quick, --smoke, --record"
 	workloads=${workloads:-cost}
@@ -111,10 +112,10 @@ if [ "$kprof" = 1 ]; then
 	kernel=$BUILD/kernel-prof/arch/arm/boot/zImage
 	# ebfq is built in: no module to load.
 	module_cpio=/dev/null
-	[ -f "$kernel" ] || die "missing ${kernel#"$top"/}: run 'make kernel FLAVOUR=prof'"
+	make_what="make kernel FLAVOUR=prof rootfs"
 fi
 for f in "$kernel" "$module_cpio" "$initramfs"; do
-	[ -e "$f" ] || die "missing ${f#"$top"/}: run 'make kernel rootfs module'"
+	[ -e "$f" ] || die "missing ${f#"$top"/}: run '$make_what'"
 done
 
 # watch RESULT PID: print the guest's progress lines until qemu exits.
