@@ -5,6 +5,7 @@
  * algorithm's definitions and a brute-force reference.
  */
 #include <kunit/test.h>
+#include <linux/math64.h>
 #include <linux/prandom.h>
 #include <linux/string.h>
 
@@ -881,8 +882,37 @@ static void ebfq_test_vt_compare(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ebfq_vt_delta(8, 8), 1ULL << EBFQ_VT_SHIFT);
 }
 
+/* However it divides, ebfq_vt_delta() is the exact quotient. */
+static void ebfq_test_vt_delta(struct kunit *test)
+{
+	static const unsigned int weights[] = {
+		1, 3, 100, 4095, 4096, 4097, 30000, 65535, 1U << 20, U32_MAX,
+	};
+	struct rnd_state rnd;
+	int i, j;
+
+	prandom_seed_state(&rnd, 7);
+	for (i = 0; i < 20000; i++) {
+		unsigned long sectors = prandom_u32_state(&rnd) >> (i % 32);
+		unsigned int weight = i < 10000 ? weights[i % ARRAY_SIZE(weights)] :
+				      1 + (prandom_u32_state(&rnd) >> (i % 32));
+
+		KUNIT_EXPECT_EQ(test, ebfq_vt_delta(sectors, weight),
+				div64_u64((u64)sectors << EBFQ_VT_SHIFT, weight));
+	}
+	for (j = 0; j < ARRAY_SIZE(weights); j++) {
+		KUNIT_EXPECT_EQ(test, ebfq_vt_delta(ULONG_MAX, weights[j]),
+				div64_u64((u64)ULONG_MAX << EBFQ_VT_SHIFT,
+					  weights[j]));
+		KUNIT_EXPECT_EQ(test, ebfq_vt_delta(weights[j] - 1, weights[j]),
+				div64_u64((u64)(weights[j] - 1) << EBFQ_VT_SHIFT,
+					  weights[j]));
+	}
+}
+
 static struct kunit_case ebfq_wf2q_cases[] = {
 	KUNIT_CASE(ebfq_test_vt_compare),
+	KUNIT_CASE(ebfq_test_vt_delta),
 	KUNIT_CASE(ebfq_test_selection_reference),
 	KUNIT_CASE(ebfq_test_selection_wraparound),
 	KUNIT_CASE(ebfq_test_shares),

@@ -44,6 +44,19 @@ static inline struct ebfq_service_tree *ebfq_entity_tree(struct ebfq_entity *ent
  */
 u64 ebfq_vt_delta(unsigned long sectors, unsigned int weight)
 {
+	/*
+	 * Every I/O takes a few of these. A 32-bit ARM divides 64 bits in a
+	 * loop of shifts, 32 bits in one instruction (Cortex-A7, A15) or a
+	 * short routine (A9): when the remainder of sectors / weight, shifted,
+	 * fits in 32 bits, 32-bit divisions give the same quotient.
+	 */
+	if (BITS_PER_LONG == 32 && weight < 1U << (32 - EBFQ_VT_SHIFT)) {
+		unsigned long whole = sectors / weight;
+		u32 rest = sectors % weight;
+
+		return ((u64)whole << EBFQ_VT_SHIFT) +
+		       (rest << EBFQ_VT_SHIFT) / weight;
+	}
 	return div_u64((u64)sectors << EBFQ_VT_SHIFT, weight);
 }
 
