@@ -28,8 +28,9 @@ static const char *ebfq_check_tree(const struct ebfq_sched_data *sd,
 {
 	const struct ebfq_service_tree *st = &sd->tree[class_idx];
 	const struct ebfq_entity *prev = NULL, *entity;
+	unsigned int nr = 0, groups = 0;
 	unsigned long wsum = 0;
-	unsigned int nr = 0;
+	u64 idle_wsum = 0, idle_wsq = 0;
 	struct rb_node *node;
 
 	for (node = rb_first(&st->active); node; node = rb_next(node)) {
@@ -52,6 +53,7 @@ static const char *ebfq_check_tree(const struct ebfq_sched_data *sd,
 	}
 	if (nr != st->nr_active)
 		return "nr_active differs from the active tree";
+	nr = 0;
 
 	entity = sd->in_service;
 	if (entity && entity->class_idx == class_idx)
@@ -72,8 +74,15 @@ static const char *ebfq_check_tree(const struct ebfq_sched_data *sd,
 			return "an idle entity starts after it finishes";
 		if (prev && ebfq_vt_before(entity->finish, prev->finish))
 			return "the idle tree is out of finish order";
+		nr++;
+		groups += !!entity->child_sd;
+		idle_wsum += entity->weight;
+		idle_wsq += (u64)entity->weight * entity->weight;
 		prev = entity;
 	}
+	if (nr != st->nr_idle || groups != st->nr_idle_groups ||
+	    idle_wsum != st->idle_wsum || idle_wsq != st->idle_wsq)
+		return "the idle tree's sums differ from the idle tree";
 	return NULL;
 }
 

@@ -86,6 +86,15 @@ struct ebfq_service_tree {
 	u64 vtime;			/* system virtual time V */
 	unsigned long wsum;		/* weights of active + in-service entities */
 	unsigned int nr_active;		/* entities on the active tree */
+	/*
+	 * What the idle tree holds, so that ebfq_entity_asymmetric() needs
+	 * no walk: its entities, the groups among them, and the sums of
+	 * their weights and of their weights' squares.
+	 */
+	unsigned int nr_idle;
+	unsigned int nr_idle_groups;
+	u64 idle_wsum;
+	u64 idle_wsq;
 };
 
 /*

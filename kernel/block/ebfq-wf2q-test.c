@@ -489,32 +489,37 @@ static void ebfq_test_out_of_turn(struct kunit *test)
  */
 static void ebfq_test_out_of_turn_groups(struct kunit *test)
 {
-	struct ebfq_sched_data root, gsd1, gsd2;
+	/* Three schedulers are too large for the stack. */
+	struct ebfq_sched_data *root = kunit_kcalloc(test, 3, sizeof(*root),
+						     GFP_KERNEL);
+	struct ebfq_sched_data *gsd1 = root + 1, *gsd2 = root + 2;
 	struct test_entity g1, g2, q1, q2, q3;
 	struct ebfq_entity *e;
 	u64 vtime;
 
-	ebfq_sd_init(&root, NULL);
-	te_init(&g1, &root, 100, EBFQ_CLASS_BE, 1000);
-	te_init(&g2, &root, 100, EBFQ_CLASS_BE, 1000);
-	ebfq_sd_init(&gsd1, &g1.e);
-	ebfq_sd_init(&gsd2, &g2.e);
-	te_init(&q1, &gsd1, 100, EBFQ_CLASS_BE, 1000);
-	te_init(&q3, &gsd1, 100, EBFQ_CLASS_BE, 1000);
-	te_init(&q2, &gsd2, 100, EBFQ_CLASS_BE, 1000);
+	KUNIT_ASSERT_NOT_NULL(test, root);
+
+	ebfq_sd_init(root, NULL);
+	te_init(&g1, root, 100, EBFQ_CLASS_BE, 1000);
+	te_init(&g2, root, 100, EBFQ_CLASS_BE, 1000);
+	ebfq_sd_init(gsd1, &g1.e);
+	ebfq_sd_init(gsd2, &g2.e);
+	te_init(&q1, gsd1, 100, EBFQ_CLASS_BE, 1000);
+	te_init(&q3, gsd1, 100, EBFQ_CLASS_BE, 1000);
+	te_init(&q2, gsd2, 100, EBFQ_CLASS_BE, 1000);
 	ebfq_entity_activate(&q1.e, false);
 	ebfq_entity_activate(&q3.e, false);
 	ebfq_entity_activate(&q2.e, false);
 
-	e = ebfq_sd_select(&root, 0);
+	e = ebfq_sd_select(root, 0);
 	KUNIT_ASSERT_PTR_EQ(test, e, &q1.e);
 
-	vtime = root.tree[EBFQ_CLASS_BE].vtime;
+	vtime = root->tree[EBFQ_CLASS_BE].vtime;
 	ebfq_entity_charge(&q2.e, 100, 0);
 	KUNIT_EXPECT_EQ(test, q2.e.service, 100UL);
 	KUNIT_EXPECT_EQ(test, g2.e.service, 100UL);
 	KUNIT_EXPECT_EQ(test, g1.e.service, 0UL);
-	KUNIT_EXPECT_EQ(test, root.tree[EBFQ_CLASS_BE].vtime,
+	KUNIT_EXPECT_EQ(test, root->tree[EBFQ_CLASS_BE].vtime,
 			vtime + ebfq_vt_delta(100, 200));
 
 	/* q3 shares g1 with q1: g1 is charged as in its turn. */
@@ -522,19 +527,19 @@ static void ebfq_test_out_of_turn_groups(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, q3.e.service, 50UL);
 	KUNIT_EXPECT_EQ(test, g1.e.service, 50UL);
 	KUNIT_EXPECT_EQ(test, q1.e.service, 0UL);
-	EXPECT_SD_SOUND(test, &root);
+	EXPECT_SD_SOUND(test, root);
 
 	/* g2 runs dry with its queue: both keep what they owe. */
 	ebfq_entity_deactivate(&q2.e);
 	KUNIT_EXPECT_EQ(test, g2.e.where, EBFQ_IDLE);
 	KUNIT_EXPECT_EQ(test, g2.e.finish - g2.e.start, ebfq_vt_delta(100, 100));
-	EXPECT_SD_SOUND(test, &root);
+	EXPECT_SD_SOUND(test, root);
 
 	ebfq_entity_expire(e, false);
 	ebfq_entity_deactivate(&q3.e);
-	ebfq_sd_flush_idle(&gsd1);
-	ebfq_sd_flush_idle(&gsd2);
-	ebfq_sd_flush_idle(&root);
+	ebfq_sd_flush_idle(gsd1);
+	ebfq_sd_flush_idle(gsd2);
+	ebfq_sd_flush_idle(root);
 	KUNIT_EXPECT_EQ(test, g1.holds, g1.forgets);
 	KUNIT_EXPECT_EQ(test, g2.holds, g2.forgets);
 	KUNIT_EXPECT_EQ(test, q2.holds, q2.forgets);
@@ -795,6 +800,101 @@ static void ebfq_test_group_idle_class(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, group.holds, group.forgets);
 }
 
+/*
+ * The reference for ebfq_entity_asymmetric(): a walk of every idle tree
+ * from @entity's level up, entity by entity.
+ */
+static bool reference_asymmetric(const struct ebfq_entity *entity)
+{
+	for (; entity; entity = entity->sd->owner) {
+		unsigned int i;
+
+		for (i = 0; i < EBFQ_NR_CLASSES; i++) {
+			struct rb_node *node;
+
+			for (node = rb_first_cached(&entity->sd->tree[i].idle);
+			     node; node = rb_next(node)) {
+				const struct ebfq_entity *other =
+					rb_entry(node, struct ebfq_entity, node);
+
+				if (i != entity->class_idx ||
+				    other->weight != entity->weight ||
+				    other->child_sd || entity->child_sd)
+					return true;
+			}
+		}
+	}
+	return false;
+}
+
+/*
+ * Queues of two weights and two classes, in the root and in a group, come
+ * and go at random: whether the one in service is unlike anyone served
+ * lately is always what a walk of the idle trees says, and both answers
+ * occur.
+ */
+static void ebfq_test_asymmetric_reference(struct kunit *test)
+{
+	struct ebfq_sched_data root, gsd;
+	struct test_entity *te = kunit_kcalloc(test, NR_TEST_ENTITIES,
+					       sizeof(*te), GFP_KERNEL);
+	struct test_entity group;
+	unsigned int seen[2] = {};
+	struct rnd_state rnd;
+	int i, round;
+
+	KUNIT_ASSERT_NOT_NULL(test, te);
+	prandom_seed_state(&rnd, 0xa5);
+	ebfq_sd_init(&root, NULL);
+	te_init(&group, &root, 100, EBFQ_CLASS_BE, 256);
+	ebfq_sd_init(&gsd, &group.e);
+	for (i = 0; i < NR_TEST_ENTITIES; i++) {
+		u32 r = prandom_u32_state(&rnd);
+
+		te_init(&te[i], i < NR_TEST_ENTITIES / 3 ? &gsd : &root,
+			r % 2 ? 100 : 200,
+			r % 7 ? EBFQ_CLASS_BE : EBFQ_CLASS_RT,
+			8 + (r >> 8) % 256);
+	}
+
+	for (round = 0; round < 4000; round++) {
+		struct ebfq_entity *chosen;
+		bool want;
+
+		/* Arrivals are rare: idle trees fill up and drain. */
+		for (i = 0; i < NR_TEST_ENTITIES; i++) {
+			if ((te[i].e.where == EBFQ_NOWHERE ||
+			     te[i].e.where == EBFQ_IDLE) &&
+			    prandom_u32_state(&rnd) % 16 == 0)
+				ebfq_entity_activate(&te[i].e, false);
+		}
+		chosen = ebfq_sd_select(&root, 0);
+		if (!chosen)
+			continue;
+		want = reference_asymmetric(chosen);
+		KUNIT_EXPECT_EQ(test, ebfq_entity_asymmetric(chosen), want);
+		seen[want]++;
+		ebfq_entity_charge(chosen, 1 + prandom_u32_state(&rnd) % 64, 0);
+		ebfq_entity_expire(chosen, prandom_u32_state(&rnd) % 3 == 0);
+		if (round % 64 == 0)
+			EXPECT_SD_SOUND(test, &root);
+	}
+	KUNIT_EXPECT_GT(test, seen[false], 0U);
+	KUNIT_EXPECT_GT(test, seen[true], 0U);
+
+	for (i = 0; i < NR_TEST_ENTITIES; i++)
+		if (te[i].e.where == EBFQ_ACTIVE)
+			ebfq_entity_deactivate(&te[i].e);
+	ebfq_sd_flush_idle(&gsd);
+	ebfq_sd_flush_idle(&root);
+	EXPECT_SD_SOUND(test, &root);
+	for (i = 0; i < EBFQ_NR_CLASSES; i++) {
+		KUNIT_EXPECT_EQ(test, root.tree[i].nr_idle, 0U);
+		KUNIT_EXPECT_EQ(test, root.tree[i].idle_wsq, 0ULL);
+	}
+	KUNIT_EXPECT_EQ(test, group.holds, group.forgets);
+}
+
 /* The checks themselves: each kind of damage is named. */
 static void ebfq_test_check_detects(struct kunit *test)
 {
@@ -821,6 +921,9 @@ static void ebfq_test_check_detects(struct kunit *test)
 	e->min_start++;
 	KUNIT_EXPECT_NOT_ERR_OR_NULL(test, strstr(ebfq_sd_check(&sd) ?: "", "minimum"));
 	e->min_start--;
+	st->idle_wsq++;
+	KUNIT_EXPECT_NOT_ERR_OR_NULL(test, strstr(ebfq_sd_check(&sd) ?: "", "idle tree's sums"));
+	st->idle_wsq--;
 	e->where = EBFQ_IDLE;
 	KUNIT_EXPECT_NOT_ERR_OR_NULL(test, strstr(ebfq_sd_check(&sd) ?: "", "not active"));
 	e->where = EBFQ_ACTIVE;
@@ -929,6 +1032,7 @@ static struct kunit_case ebfq_wf2q_cases[] = {
 	KUNIT_CASE(ebfq_test_hierarchy),
 	KUNIT_CASE(ebfq_test_move),
 	KUNIT_CASE(ebfq_test_group_idle_class),
+	KUNIT_CASE(ebfq_test_asymmetric_reference),
 	KUNIT_CASE(ebfq_test_budget_feedback),
 	KUNIT_CASE(ebfq_test_check_detects),
 	{}

@@ -112,6 +112,32 @@ static bool ebfq_idle_less(struct rb_node *a, const struct rb_node *b)
 			      rb_entry(b, struct ebfq_entity, node)->finish);
 }
 
+/* The weight of an entity stays the same while it is idle. */
+static void ebfq_idle_add(struct ebfq_service_tree *st,
+			  struct ebfq_entity *entity)
+{
+	u64 weight = entity->weight;
+
+	entity->where = EBFQ_IDLE;
+	rb_add_cached(&entity->node, &st->idle, ebfq_idle_less);
+	st->nr_idle++;
+	st->nr_idle_groups += !!entity->child_sd;
+	st->idle_wsum += weight;
+	st->idle_wsq += weight * weight;
+}
+
+static void ebfq_idle_del(struct ebfq_service_tree *st,
+			  struct ebfq_entity *entity)
+{
+	u64 weight = entity->weight;
+
+	rb_erase_cached(&entity->node, &st->idle);
+	st->nr_idle--;
+	st->nr_idle_groups -= !!entity->child_sd;
+	st->idle_wsum -= weight;
+	st->idle_wsq -= weight * weight;
+}
+
 static void ebfq_forget(struct ebfq_entity *entity)
 {
 	entity->where = EBFQ_NOWHERE;
@@ -130,7 +156,7 @@ static void ebfq_idle_expire(struct ebfq_service_tree *st)
 
 		if (ebfq_vt_after(entity->finish, st->vtime))
 			break;
-		rb_erase_cached(node, &st->idle);
+		ebfq_idle_del(st, entity);
 		ebfq_forget(entity);
 	}
 }
@@ -140,8 +166,10 @@ static void ebfq_idle_flush(struct ebfq_service_tree *st)
 	struct rb_node *node;
 
 	while ((node = rb_first_cached(&st->idle))) {
-		rb_erase_cached(node, &st->idle);
-		ebfq_forget(ebfq_node_entity(node));
+		struct ebfq_entity *entity = ebfq_node_entity(node);
+
+		ebfq_idle_del(st, entity);
+		ebfq_forget(entity);
 	}
 }
 
@@ -157,12 +185,10 @@ static void ebfq_idle_flush(struct ebfq_service_tree *st)
 static void ebfq_entity_retire(struct ebfq_service_tree *st,
 			       struct ebfq_entity *entity)
 {
-	if (ebfq_vt_after(entity->finish, st->vtime)) {
-		entity->where = EBFQ_IDLE;
-		rb_add_cached(&entity->node, &st->idle, ebfq_idle_less);
-	} else {
+	if (ebfq_vt_after(entity->finish, st->vtime))
+		ebfq_idle_add(st, entity);
+	else
 		ebfq_forget(entity);
-	}
 }
 
 /* Take a pending weight or class change; the entity is on no tree. */
@@ -227,7 +253,7 @@ static void __ebfq_entity_activate(struct ebfq_entity *entity, bool fresh)
 	bool remembered = false;
 
 	if (entity->where == EBFQ_IDLE) {
-		rb_erase_cached(&entity->node, &st->idle);
+		ebfq_idle_del(st, entity);
 		remembered = entity->class_idx == entity->new_class_idx;
 	} else {
 		entity->ops->hold(entity);
@@ -517,7 +543,7 @@ void ebfq_entity_forget_idle(struct ebfq_entity *entity)
 {
 	if (entity->where != EBFQ_IDLE)
 		return;
-	rb_erase_cached(&entity->node, &ebfq_entity_tree(entity)->idle);
+	ebfq_idle_del(ebfq_entity_tree(entity), entity);
 	ebfq_forget(entity);
 }
 
@@ -608,6 +634,27 @@ bool ebfq_sd_busy(const struct ebfq_sched_data *sd)
 	return false;
 }
 
+/*
+ * Whether the idle tree of class @class_idx, @st, holds an entity unlike
+ * @entity: of another class or weight, or a group while either is one.
+ * n idle entities all weigh w exactly when the sum of their weights is
+ * n * w and the sum of their squares n * w^2: the variance is then 0.
+ */
+static bool ebfq_idle_unlike(const struct ebfq_service_tree *st,
+			     unsigned int class_idx,
+			     const struct ebfq_entity *entity)
+{
+	u64 nr = st->nr_idle, weight = entity->weight;
+
+	if (!nr)
+		return false;
+	if (class_idx != entity->class_idx || entity->child_sd ||
+	    st->nr_idle_groups)
+		return true;
+	return st->idle_wsum != nr * weight ||
+	       st->idle_wsq != nr * weight * weight;
+}
+
 /**
  * ebfq_entity_asymmetric - whether entities served lately differ from one
  * @entity: an entity in service
@@ -619,7 +666,7 @@ bool ebfq_sd_busy(const struct ebfq_sched_data *sd)
  * there are. Then the shares hold only if the device waits for @entity
  * when it runs dry: served at once, whichever comes back first would take
  * the device, and the shares would follow who asks first rather than the
- * weights.
+ * weights. O(levels): the idle trees keep what they hold in sums.
  */
 bool ebfq_entity_asymmetric(const struct ebfq_entity *entity)
 {
@@ -627,20 +674,9 @@ bool ebfq_entity_asymmetric(const struct ebfq_entity *entity)
 		const struct ebfq_sched_data *sd = entity->sd;
 		unsigned int i;
 
-		for (i = 0; i < EBFQ_NR_CLASSES; i++) {
-			struct rb_node *node;
-
-			for (node = rb_first_cached(&sd->tree[i].idle); node;
-			     node = rb_next(node)) {
-				const struct ebfq_entity *other =
-					ebfq_node_entity(node);
-
-				if (i != entity->class_idx ||
-				    other->weight != entity->weight ||
-				    other->child_sd || entity->child_sd)
-					return true;
-			}
-		}
+		for (i = 0; i < EBFQ_NR_CLASSES; i++)
+			if (ebfq_idle_unlike(&sd->tree[i], i, entity))
+				return true;
 	}
 	return false;
 }
