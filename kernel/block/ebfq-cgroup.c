@@ -345,6 +345,9 @@ static void ebfq_pd_offline(struct blkg_policy_data *pd)
 	spin_lock_irqsave(&ed->lock, flags);
 	bg->online = false;
 	list_del_init(&bg->node);
+	/* Its memory may come back as another group's: match none. */
+	if (ed->last_group == bg)
+		ed->last_group = ERR_PTR(-ENOENT);
 	for (heir = bg->parent; heir && !heir->online; heir = heir->parent)
 		;
 
@@ -587,29 +590,6 @@ void ebfq_groups_flush_idle(struct ebfq_data *ed)
 
 	list_for_each_entry(bg, &ed->groups, node)
 		ebfq_sd_flush_idle(&bg->sd);
-}
-
-/**
- * ebfq_other_group_served - whether a group besides @bg dispatched lately
- * @ed: the device
- * @bg: a queue's group, NULL for the root
- * @since: how far back "lately" goes (ns, ebfq_now()'s clock)
- *
- * The root's own queues count as a group of their own.
- */
-bool ebfq_other_group_served(struct ebfq_data *ed, struct ebfq_group *bg,
-			     u64 since)
-{
-	struct ebfq_group *other;
-
-	lockdep_assert_held(&ed->lock);
-
-	if (bg && ed->root_stats.last_dispatch_ns > since)
-		return true;
-	list_for_each_entry(other, &ed->groups, node)
-		if (other != bg && other->stats.last_dispatch_ns > since)
-			return true;
-	return false;
 }
 
 /**

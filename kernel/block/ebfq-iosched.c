@@ -654,7 +654,7 @@ static struct request *__ebfq_dispatch(struct ebfq_data *ed)
 	stats = ebfq_group_stats(ed, bq->group);
 	stats->sectors += blk_rq_sectors(rq);
 	stats->requests++;
-	stats->last_dispatch_ns = now;
+	ebfq_group_dispatched(ed, bq->group, now);
 	bq->head = blk_rq_pos(rq) + blk_rq_sectors(rq);
 out:
 	ebfq_mark_in_driver(ed, rq, now);

@@ -301,7 +301,6 @@ struct ebfq_group_stats {
 	u64 requests;			/* dispatched */
 	u64 service_ns;			/* its queues' turns, first dispatch to end */
 	u64 idle_ns;			/* the device idled for its queues */
-	u64 last_dispatch_ns;		/* for idling: is it still around? */
 };
 
 /* Per-device scheduler state. */
@@ -315,6 +314,14 @@ struct ebfq_data {
 	struct ebfq_queue oom_queue;	/* when a queue cannot be allocated */
 	struct list_head groups;	/* online groups (ebfq-cgroup.c) */
 	struct ebfq_group_stats root_stats; /* queues of the root group */
+	/*
+	 * For idling, which groups are still around: the group of the last
+	 * dispatch (NULL: the root's queues) and its time, and the time of
+	 * the last dispatch of any other group (ebfq_group_dispatched()).
+	 */
+	struct ebfq_group *last_group;
+	u64 last_group_ns;
+	u64 other_group_ns;
 	u64 idle_since_ns;		/* the queue in service began to idle */
 	u64 last_busy_ns;		/* a request left the driver or a turn ended */
 	struct list_head dispatch;	/* requests that bypass the queues */
@@ -522,10 +529,37 @@ void ebfq_groups_reweight(struct ebfq_data *ed);
 unsigned long ebfq_group_scale(const struct ebfq_group *bg,
 			       unsigned long sectors);
 void ebfq_groups_flush_idle(struct ebfq_data *ed);
-bool ebfq_other_group_served(struct ebfq_data *ed, struct ebfq_group *bg,
-			     u64 since);
 void ebfq_group_print_stats(struct seq_file *sf, struct ebfq_data *ed,
 			    struct ebfq_group *bg);
+
+/* A queue of @bg dispatched at @now (ebfq_other_group_served()). */
+static inline void ebfq_group_dispatched(struct ebfq_data *ed,
+					 struct ebfq_group *bg, u64 now)
+{
+	if (ed->last_group != bg) {
+		ed->other_group_ns = ed->last_group_ns;
+		ed->last_group = bg;
+	}
+	ed->last_group_ns = now;
+}
+
+/**
+ * ebfq_other_group_served - whether a group besides @bg dispatched lately
+ * @ed: the device
+ * @bg: a queue's group, NULL for the root
+ * @since: how far back "lately" goes (ns, ebfq_now()'s clock)
+ *
+ * The root's own queues count as a group of their own. O(1): the last
+ * dispatch of a group other than @bg is the last of all, or if that one
+ * was @bg's, the last of another group than the last.
+ */
+static inline bool ebfq_other_group_served(struct ebfq_data *ed,
+					   struct ebfq_group *bg, u64 since)
+{
+	lockdep_assert_held(&ed->lock);
+	return (ed->last_group != bg ? ed->last_group_ns :
+				       ed->other_group_ns) > since;
+}
 #else
 static inline struct ebfq_sched_data *
 ebfq_group_sched(struct ebfq_data *ed, struct ebfq_group *bg)
@@ -558,6 +592,11 @@ static inline void ebfq_cgroup_exit(struct ebfq_data *ed)
 }
 
 static inline void ebfq_groups_flush_idle(struct ebfq_data *ed)
+{
+}
+
+static inline void ebfq_group_dispatched(struct ebfq_data *ed,
+					 struct ebfq_group *bg, u64 now)
 {
 }
 

@@ -2,7 +2,8 @@
 /*
  * KUnit suite of ebfq's responsiveness arithmetic (ebfq-wr.c): how long
  * raising lasts, the soft real-time rule, what a slow turn is charged, the
- * peak-rate filter, and how groups scale what makes a streamer.
+ * peak-rate filter, how groups scale what makes a streamer, and which
+ * groups were served lately.
  */
 #include <kunit/test.h>
 #include <linux/prandom.h>
@@ -196,6 +197,52 @@ static void ebfq_test_group_scale(struct kunit *test)
 	child->weight = EBFQ_GROUP_WEIGHT_MIN;
 	KUNIT_EXPECT_EQ(test, ebfq_group_scale(child, 262144), 26UL);
 }
+
+/*
+ * Dispatches of the root's queues and of three groups, in random order:
+ * whether a group besides one dispatched lately is what the last
+ * dispatch of every group says.
+ */
+static void ebfq_test_other_group_served(struct kunit *test)
+{
+	struct ebfq_data *ed = kunit_kzalloc(test, sizeof(*ed), GFP_KERNEL);
+	struct ebfq_group *groups = kunit_kcalloc(test, 3, sizeof(*groups),
+						  GFP_KERNEL);
+	u64 last[4] = {}, now = MS(1000);
+	unsigned int seen[2] = {};
+	struct ebfq_group *bg;
+	struct rnd_state rnd;
+	bool served, want;
+	int i, g, h;
+
+	KUNIT_ASSERT_NOT_NULL(test, ed);
+	KUNIT_ASSERT_NOT_NULL(test, groups);
+	spin_lock_init(&ed->lock);
+	prandom_seed_state(&rnd, 3);
+
+	for (i = 0; i < 5000; i++) {
+		u64 since = now - MS(prandom_u32_state(&rnd) % 50);
+
+		/* Slot 0 is the root's queues, group NULL. */
+		g = prandom_u32_state(&rnd) % 4;
+		bg = g ? &groups[g - 1] : NULL;
+		now += MS(prandom_u32_state(&rnd) % 8);
+		ebfq_group_dispatched(ed, bg, now);
+		last[g] = now;
+
+		g = prandom_u32_state(&rnd) % 4;
+		bg = g ? &groups[g - 1] : NULL;
+		spin_lock_irq(&ed->lock);
+		served = ebfq_other_group_served(ed, bg, since);
+		spin_unlock_irq(&ed->lock);
+		for (h = 0, want = false; h < 4; h++)
+			want |= h != g && last[h] > since;
+		KUNIT_EXPECT_EQ(test, served, want);
+		seen[want]++;
+	}
+	KUNIT_EXPECT_GT(test, seen[false], 0U);
+	KUNIT_EXPECT_GT(test, seen[true], 0U);
+}
 #endif
 
 static struct kunit_case ebfq_wr_cases[] = {
@@ -206,6 +253,7 @@ static struct kunit_case ebfq_wr_cases[] = {
 	KUNIT_CASE(ebfq_test_rate_filter),
 #ifdef CONFIG_IOSCHED_EBFQ_CGROUP
 	KUNIT_CASE(ebfq_test_group_scale),
+	KUNIT_CASE(ebfq_test_other_group_served),
 #endif
 	{}
 };
