@@ -256,7 +256,8 @@ static void ebfq_add_request(struct ebfq_data *ed, struct ebfq_queue *bq,
 	}
 }
 
-static void ebfq_remove_request(struct ebfq_data *ed, struct request *rq)
+static void ebfq_remove_request(struct ebfq_data *ed, struct request *rq,
+				u64 now)
 {
 	struct ebfq_queue *bq = ebfq_rq_queue(rq);
 	struct request_queue *q = ed->queue;
@@ -277,7 +278,7 @@ static void ebfq_remove_request(struct ebfq_data *ed, struct request *rq)
 	/* The request still holds a reference: this cannot free bq. */
 	if (bq->entity.where == EBFQ_ACTIVE) {
 		ebfq_entity_deactivate(&bq->entity);
-		ebfq_wr_queue_idle(ed, bq, ebfq_now());
+		ebfq_wr_queue_idle(ed, bq, now);
 	}
 }
 
@@ -463,7 +464,8 @@ static struct ebfq_queue *ebfq_select_queue(struct ebfq_data *ed, u64 now)
 }
 
 /* Whether to keep the device idle for the empty in-service queue. */
-static bool ebfq_may_idle(struct ebfq_data *ed, struct ebfq_queue *bq)
+static bool ebfq_may_idle(struct ebfq_data *ed, struct ebfq_queue *bq,
+			  u64 now)
 {
 	if (!ebfq_queue_sync(bq) || test_bit(EBFQ_QF_EXITED, &bq->flags) ||
 	    !ed->tun.slice_idle_ns ||
@@ -482,7 +484,7 @@ static bool ebfq_may_idle(struct ebfq_data *ed, struct ebfq_queue *bq)
 	 */
 	if (!ed->busy_queues && !ebfq_entity_asymmetric(&bq->entity) &&
 	    !ebfq_other_group_served(ed, bq->group,
-				     ebfq_now() - ebfq_busy_period_gap_ns))
+				     now - ebfq_busy_period_gap_ns))
 		return false;
 	/*
 	 * An application starting up thinks between its reads: keep the
@@ -514,9 +516,10 @@ static void ebfq_start_idling(struct ebfq_data *ed, struct ebfq_queue *bq)
  * The in-service queue is empty: wait for its I/O in flight and then idle
  * for its next request, or expire it. Returns true if it is kept.
  */
-static bool ebfq_queue_ran_dry(struct ebfq_data *ed, struct ebfq_queue *bq)
+static bool ebfq_queue_ran_dry(struct ebfq_data *ed, struct ebfq_queue *bq,
+			       u64 now)
 {
-	if (!ebfq_may_idle(ed, bq)) {
+	if (!ebfq_may_idle(ed, bq, now)) {
 		ebfq_expire(ed, bq, EBFQ_EXP_EMPTY);
 		return false;
 	}
@@ -538,7 +541,7 @@ static struct request *ebfq_queue_next(struct ebfq_data *ed,
 	struct request *rq;
 
 	if (!bq->queued) {
-		ebfq_queue_ran_dry(ed, bq);
+		ebfq_queue_ran_dry(ed, bq, now);
 		return NULL;
 	}
 	if (!test_bit(EBFQ_QF_FIRST_DISPATCH, &bq->flags) &&
@@ -650,7 +653,7 @@ static struct request *__ebfq_dispatch(struct ebfq_data *ed)
 	 * here, and what it got belongs to the busy period that ends.
 	 */
 	ebfq_wr_dispatched(ed, bq, blk_rq_sectors(rq));
-	ebfq_remove_request(ed, rq);
+	ebfq_remove_request(ed, rq, now);
 	stats = ebfq_group_stats(ed, bq->group);
 	stats->sectors += blk_rq_sectors(rq);
 	stats->requests++;
@@ -773,7 +776,7 @@ static void ebfq_left_driver(struct ebfq_data *ed, struct request *rq, u64 now)
 	if (bq == ed->in_service && !bq->dispatched && !bq->queued &&
 	    !test_bit(EBFQ_QF_IDLING, &bq->flags)) {
 		__clear_bit(EBFQ_QF_WAIT, &bq->flags);
-		ebfq_queue_ran_dry(ed, bq);
+		ebfq_queue_ran_dry(ed, bq, now);
 	}
 }
 
@@ -1041,7 +1044,7 @@ static void ebfq_requests_merged(struct request_queue *q, struct request *rq,
 	}
 	/* Merged at insertion, next never reached its queue. */
 	if (next_bq && !RB_EMPTY_NODE(&next->rb_node))
-		ebfq_remove_request(ed, next);
+		ebfq_remove_request(ed, next, ebfq_now());
 }
 
 static void ebfq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
