@@ -264,8 +264,9 @@ watch_prompt() {
 # monitor socket. When neither the console log nor the result file grew
 # for $stall seconds, the guest is stuck so deep that its own watchdogs
 # (hung task, the test runner's) could not speak: save what QEMU's threads
-# are doing to $log.stall (their kernel state and wait channel, and their
-# stacks when gdb is installed), then end the boot; run_qemu returns 125.
+# are doing to $log.stall (their kernel state and wait channel, their
+# stacks when gdb is installed, and the guest CPU's registers), then end
+# the boot; run_qemu returns 125.
 #
 # Meanwhile, whenever the guest was silent and QEMU used no CPU at all for
 # $wake_after seconds, wake QEMU's main loop through the monitor ('info
@@ -326,6 +327,16 @@ watch_stall() {
 				if command -v gdb >/dev/null; then
 					timeout 60 gdb -batch -p "$qpid" -ex 'thread apply all bt' 2>&1 | grep -v '^\[New LWP'
 				fi
+			fi
+			# Where the guest is: a guest that spins with its timer
+			# interrupt lost shows the same PC again and again.
+			if [ -n "$mon" ] && [ -S "$mon" ] && command -v socat >/dev/null; then
+				echo "guest registers, 5 samples 1 s apart (arm: R15 is the PC, R14 the LR; look them up in the kernel's System.map):"
+				for t in 1 2 3 4 5; do
+					printf 'info registers\n' | timeout 10 socat - "UNIX-CONNECT:$mon" 2>/dev/null |
+						grep -E '^(R12|PSR)=' || true
+					sleep 1
+				done
 			fi
 		} >"$log.stall.tmp" 2>&1 || true
 		mv "$log.stall.tmp" "$log.stall"
