@@ -126,6 +126,20 @@ static u64 check_augmented(struct kunit *test, struct rb_node *node)
 	return min_start;
 }
 
+/* Arrivals: each of @te that has no work gets some, one time in @one_in. */
+static void random_arrivals(struct test_entity *te, struct rnd_state *rnd,
+			    u32 one_in)
+{
+	int i;
+
+	for (i = 0; i < NR_TEST_ENTITIES; i++) {
+		if ((te[i].e.where == EBFQ_NOWHERE ||
+		     te[i].e.where == EBFQ_IDLE) &&
+		    prandom_u32_state(rnd) % one_in == 0)
+			ebfq_entity_activate(&te[i].e, false);
+	}
+}
+
 /*
  * Random weights, budgets, partial service and arrivals: the choice is
  * always the reference's, the chosen entity is eligible, V never goes
@@ -156,13 +170,7 @@ static void random_schedule(struct kunit *test, u64 vtime0)
 		u64 ref_finish = 0;
 		bool expect;
 
-		/* Arrivals: idle entities come back at random. */
-		for (i = 0; i < NR_TEST_ENTITIES; i++) {
-			if ((te[i].e.where == EBFQ_NOWHERE ||
-			     te[i].e.where == EBFQ_IDLE) &&
-			    prandom_u32_state(&rnd) % 4 == 0)
-				ebfq_entity_activate(&te[i].e, false);
-		}
+		random_arrivals(te, &rnd, 4);
 		if (st->active.rb_node)
 			check_augmented(test, st->active.rb_node);
 		EXPECT_SD_SOUND(test, &sd);
@@ -862,12 +870,7 @@ static void ebfq_test_asymmetric_reference(struct kunit *test)
 		bool want;
 
 		/* Arrivals are rare: idle trees fill up and drain. */
-		for (i = 0; i < NR_TEST_ENTITIES; i++) {
-			if ((te[i].e.where == EBFQ_NOWHERE ||
-			     te[i].e.where == EBFQ_IDLE) &&
-			    prandom_u32_state(&rnd) % 16 == 0)
-				ebfq_entity_activate(&te[i].e, false);
-		}
+		random_arrivals(te, &rnd, 16);
 		chosen = ebfq_sd_select(&root, 0);
 		if (!chosen)
 			continue;
