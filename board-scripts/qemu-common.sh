@@ -115,14 +115,15 @@ parse_args() {
 }
 
 # load_profile NAME: read board-scripts/profiles/NAME.profile into the
-# throttling options of the drives it names.
+# throttling options of the drives it names, and the kernel arguments
+# (KERNEL_ARGS) that drive the emulated controller as the profile needs.
 load_profile() {
 	local f=$top/board-scripts/profiles/$1.profile
 	if [ ! -f "$f" ]; then
 		die "no device profile '$1' (have: $(cd "$top/board-scripts/profiles" && ls ./*.profile | sed 's|\./||; s|\.profile||' | tr '\n' ' '))"
 	fi
 	PROFILE_BOARDS= PROFILE_DRIVES= READ_BPS= WRITE_BPS= READ_IOPS= WRITE_IOPS= QUEUE_DEPTH=
-	TOTAL_BPS= TOTAL_IOPS=
+	TOTAL_BPS= TOTAL_IOPS= KERNEL_ARGS=
 	# shellcheck disable=SC1090
 	. "$f"
 	case " $PROFILE_BOARDS " in *" $BOARD "*) ;; *)
@@ -134,6 +135,9 @@ load_profile() {
 	fi
 	if [ -n "$TOTAL_IOPS" ] && [ -n "$READ_IOPS$WRITE_IOPS" ]; then
 		die "profile '$1' sets TOTAL_IOPS and READ_IOPS/WRITE_IOPS: one or the other"
+	fi
+	if [ -n "$bios" ] && [ -n "$KERNEL_ARGS" ]; then
+		die "profile '$1' has KERNEL_ARGS, which do not reach a kernel that --bios boots"
 	fi
 }
 
@@ -156,7 +160,7 @@ drive_opts() {
 }
 
 run_qemu() {
-	local cmdline="console=ttyAMA0 panic=-1 panic_on_warn=1 ${append}"
+	local cmdline="console=ttyAMA0 panic=-1 panic_on_warn=1 ${append}${KERNEL_ARGS:+ $KERNEL_ARGS}"
 	qemu=(qemu-system-arm -nodefaults -no-reboot -smp "$smp" -m "$mem")
 	if [ -n "$dumpdtb" ]; then
 		# The tree depends on the firmware: with --bios, QEMU leaves PSCI

@@ -79,7 +79,7 @@ profile_vars() {
 	local f=$top/board-scripts/profiles/$1.profile
 	[ -f "$f" ] || die "unknown profile '$1' (have: $(cd "$top/board-scripts/profiles" && ls -- *.profile | sed 's/\.profile$//' | tr '\n' ' '))"
 	PROFILE_BOARDS='' PROFILE_DRIVES='' BENCH_FILE_MB='' BENCH_TREE='' BENCH_APP=fio
-	MAX_REQUEST_KB= ROTATIONAL= KERNEL_ARGS=
+	MAX_REQUEST_KB= ROTATIONAL=
 	# shellcheck disable=SC1090
 	. "$f"
 	[ -n "$PROFILE_DRIVES" ] && [ -n "$BENCH_FILE_MB" ] && [ -n "$BENCH_TREE" ] ||

@@ -120,7 +120,7 @@ boot_plan() {
 	virt-emmc)
 		profile_vars emmc
 		bprofile=emmc bkernel=$kernel binitrd=$initrd
-		bappend="ebfq_profile=emmc ebfq_profile_dev=$dev${MAX_REQUEST_KB:+ ebfq_max_kb=$MAX_REQUEST_KB}${ROTATIONAL:+ ebfq_rotational=$ROTATIONAL}${KERNEL_ARGS:+ $KERNEL_ARGS}"
+		bappend="ebfq_profile=emmc ebfq_profile_dev=$dev${MAX_REQUEST_KB:+ ebfq_max_kb=$MAX_REQUEST_KB}${ROTATIONAL:+ ebfq_rotational=$ROTATIONAL}"
 		btests=${EBFQ_TESTS:-'013*'}
 		;;
 	virt-debug)

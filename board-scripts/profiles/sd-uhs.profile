@@ -14,9 +14,9 @@
 # Most likely QEMU 7.2's ADMA emulation, which moves a few descriptors
 # at a time from a main-loop timer that the main loop sleeps through
 # until some other event (the load's I/O, or the wake of
-# board-scripts/qemu-common.sh) comes. KERNEL_ARGS below makes the
-# benchmark boot use SDMA instead: the same replay on an idle card then
-# took 3.9 and 4.5 s.
+# board-scripts/qemu-common.sh) comes. KERNEL_ARGS below makes every
+# boot with this profile use SDMA instead: the same replay on an idle
+# card then took 3.9 and 4.5 s.
 # Known limit: under buffered writers (the bufwrite2 load) the guest
 # stalled within minutes in 5 boots of 5 (ebfq 4, mq-deadline 1; ADMA
 # throttled 3, unthrottled 1, SDMA 1; 2026-12-06): the disk image is no
@@ -27,8 +27,8 @@
 PROFILE_DESC="UHS-I U3 microSD on sdhci-pci: 90 MB/s read, 30 MB/s write"
 PROFILE_BOARDS="virt"
 PROFILE_DRIVES="sd"
-# The benchmark boot's kernel arguments: SDHCI_QUIRK_BROKEN_ADMA, see
-# above.
+# Kernel arguments of every boot with this profile (qemu-common.sh):
+# SDHCI_QUIRK_BROKEN_ADMA, see above.
 KERNEL_ARGS="sdhci.debug_quirks=0x40"
 READ_BPS=$((90 * 1000 * 1000))
 WRITE_BPS=$((30 * 1000 * 1000))
