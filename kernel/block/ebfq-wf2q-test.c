@@ -1000,8 +1000,9 @@ static void ebfq_test_vt_delta(struct kunit *test)
 	prandom_seed_state(&rnd, 7);
 	for (i = 0; i < 20000; i++) {
 		unsigned long sectors = prandom_u32_state(&rnd) >> (i % 32);
+		/* At least 1, as every weight is. */
 		unsigned int weight = i < 10000 ? weights[i % ARRAY_SIZE(weights)] :
-				      1 + (prandom_u32_state(&rnd) >> (i % 32));
+				      (prandom_u32_state(&rnd) >> (i % 32)) ?: 1;
 
 		KUNIT_EXPECT_EQ(test, ebfq_vt_delta(sectors, weight),
 				div64_u64((u64)sectors << EBFQ_VT_SHIFT, weight));
