@@ -38,9 +38,9 @@ Boot the $BOARD board in qemu-system-arm.
   --timeout SEC     hard limit on the whole boot (default: 1800)
   --stall SEC       end the boot when neither the console nor the result
                     file has grown for SEC seconds, after saving QEMU's
-                    threads to LOG.stall (default: 0, never); and wake
-                    QEMU's main loop whenever guest and QEMU sit idle for
-                    5 s (LOG.wakes counts the wakes)
+                    threads to LOG.stall (default: 0, never); such a
+                    boot also wakes QEMU's main loop 10 times a second
+                    (nudge_main_loop, below)
   --smp N --mem MB  vCPUs (default 1) and memory (default 512)
   --interactive     console on this terminal (Ctrl-A X quits)
   --print           print the qemu command line and exit
@@ -186,13 +186,17 @@ run_qemu() {
 			-chardev "file,id=result,path=$result"
 			-device "virtserialport,chardev=result,name=ebfq.result")
 	fi
-	# A boot watched for stalls has a monitor socket, for watch_stall.
-	local mon=
+	# A boot watched for stalls has a monitor socket, for watch_stall,
+	# and a second one that nudge_main_loop writes to.
+	local mon="" wake=""
 	if [ "$interactive" = 1 ]; then
 		qemu+=(-nographic -serial mon:stdio)
 	elif [ "$stall" != 0 ] && [ "$print" = 0 ] && [ -z "$dumpdtb" ]; then
 		mon=$(mktemp -u "${TMPDIR:-/tmp}/ebfq-mon.XXXXXX")
-		qemu+=(-display none -monitor "unix:$mon,server=on,wait=off" -serial stdio)
+		wake=$mon.wake
+		qemu+=(-display none -monitor "unix:$mon,server=on,wait=off"
+			-chardev "socket,id=wake,path=$wake,server=on,wait=off"
+			-mon "chardev=wake,mode=readline" -serial stdio)
 	else
 		qemu+=(-display none -monitor none -serial stdio)
 	fi
@@ -214,23 +218,27 @@ run_qemu() {
 		timeout -k 10 "$timeout" "${qemu[@]}" </dev/null >"$log" 2>&1
 		return
 	fi
-	rm -f "$log.stall" "$log.prompt" "$log.wakes"
+	rm -f "$log.stall" "$log.prompt"
 	timeout -k 10 "$timeout" "${qemu[@]}" </dev/null >"$log" 2>&1 &
-	local tpid=$! rc=0 wpid= ppid=
+	local tpid=$! rc=0 wpid="" ppid="" npid=""
 	if [ "$stall" != 0 ]; then
 		watch_stall "$tpid" "$mon" &
 		wpid=$!
+	fi
+	if [ -n "$wake" ]; then
+		nudge_main_loop "$tpid" "$wake" &
+		npid=$!
 	fi
 	if [ -n "$bios" ]; then
 		watch_prompt "$tpid" &
 		ppid=$!
 	fi
 	wait "$tpid" || rc=$?
-	for p in $wpid $ppid; do
+	for p in $wpid $ppid $npid; do
 		kill "$p" 2>/dev/null || true
 		wait "$p" 2>/dev/null || true
 	done
-	[ -z "$mon" ] || rm -f "$mon"
+	[ -z "$mon" ] || rm -f "$mon" "$wake"
 	if [ -e "$log.stall" ]; then
 		return 125
 	elif [ -e "$log.prompt" ]; then
@@ -271,58 +279,20 @@ watch_prompt() {
 # are doing to $log.stall (their kernel state and wait channel, their
 # stacks when gdb is installed, and the guest CPU's registers), then end
 # the boot; run_qemu returns 125.
-#
-# Meanwhile, whenever the guest was silent and QEMU used no CPU at all for
-# $wake_after seconds, wake QEMU's main loop through the monitor ('info
-# status', which does nothing else) and count it in $log.wakes, with
-# whether QEMU ran again within $wake_after s (the guest woke too). QEMU
-# 7.2's main loop can miss the guest timer's new deadline and sleep with
-# none: the SD card model reads synchronously from the vCPU thread,
-# polling the main loop's event notifier, and can consume the wake-up
-# meant for the main loop. The guest then halts, its timer interrupt
-# never delivered and its own watchdogs silent, until some other event
-# wakes the main loop; 005 on the virt board's mmcblk0 showed it within a
-# minute on a loaded host ("rcu_sched kthread timer wakeup didn't happen
-# for 5195 jiffies"), and such a wake revived it. Waking within seconds
-# keeps that gap well below the guest's RCU stall timeout (21 s); a wake
-# of a guest that merely sleeps costs nothing.
-wake_after=5
-# The last line of $log.wakes counts them, for run-host.sh and bench.sh
-# (watch_stall's $wakes and $ran).
-wakes_total() {
-	sed -i '/^total: /d' "$log.wakes"
-	echo "total: $wakes wakes (the first 5 above), after $ran of which QEMU ran again within ${wake_after}s" >>"$log.wakes"
-}
 watch_stall() {
-	local tpid=$1 mon=$2 qpid="" last=-1 size quiet=0 t ticks prev="" woke="" wakes=0 ran=0
+	local tpid=$1 mon=$2 qpid="" last=-1 size quiet=0 t
 	while kill -0 "$tpid" 2>/dev/null; do
-		sleep "$wake_after"
+		sleep 5
 		[ -n "$qpid" ] || qpid=$(qemu_of "$tpid")
-		ticks=
-		[ -z "$qpid" ] || ticks=$(awk '{ print $14 + $15 }' "/proc/$qpid/stat" 2>/dev/null || true)
 		size=$(($(stat -c %s "$log" 2>/dev/null || echo 0) + $(stat -c %s "${result:-/dev/null}" 2>/dev/null || echo 0)))
-		if [ -n "$woke" ]; then
-			[ "$ticks" = "$prev" ] || ran=$((ran + 1))
-			woke=""
-			wakes_total
-		fi
 		if [ "$size" != "$last" ]; then
-			last=$size quiet=0 prev=$ticks
+			last=$size quiet=0
 			continue
 		fi
-		quiet=$((quiet + wake_after))
-		if [ -n "$mon" ] && [ -S "$mon" ] && [ -n "$ticks" ] && [ "$ticks" = "$prev" ] &&
-			[ "$quiet" -lt "$stall" ] && command -v socat >/dev/null; then
-			printf 'info status\n' | timeout 10 socat - "UNIX-CONNECT:$mon" >/dev/null 2>&1 || true
-			wakes=$((wakes + 1)) woke=1
-			[ "$wakes" -gt 5 ] || echo "$(date -u +%T): silent for ${quiet}s, QEMU idle for ${wake_after}s: woke its main loop" >>"$log.wakes"
-			wakes_total
-		fi
-		prev=$ticks
+		quiet=$((quiet + 5))
 		[ "$quiet" -ge "$stall" ] || continue
 		{
 			echo "no console or result output for ${quiet}s; QEMU pid ${qpid:-?}"
-			[ ! -e "$log.wakes" ] || sed 's/^/wakes: /' "$log.wakes"
 			if [ -n "$qpid" ]; then
 				echo "CPU ticks (utime stime): $(cut -d' ' -f14,15 "/proc/$qpid/stat")"
 				for t in /proc/"$qpid"/task/*; do
@@ -347,4 +317,34 @@ watch_stall() {
 		[ -z "$qpid" ] || kill -KILL "$qpid" 2>/dev/null
 		return 0
 	done
+}
+
+# nudge_main_loop PID SOCKET: while PID (timeout(1) running QEMU) lives,
+# write an empty line to the idle HMP monitor on SOCKET every
+# $nudge_period seconds, which wakes QEMU's main loop and does nothing
+# else. QEMU 7.2's main loop can miss the guest timer's new deadline and
+# sleep with none: the SD card model reads and writes synchronously from
+# the vCPU thread, polling the main loop's event notifier, and can
+# consume the wake-up meant for the main loop. Until some other event
+# wakes it, the guest then gets no timer interrupt: a halted guest stays
+# halted (005 on the virt board's mmcblk0: "rcu_sched kthread timer
+# wakeup didn't happen for 5195 jiffies"), and a busy one runs on with
+# its clock stopped, for minutes under buffered writers on sd-uhs
+# ("soft lockup - CPU#0 stuck for 339s!", 5 boots of 5 on 2026-12-06,
+# with the vCPU busy in the SD host driver). Nudged, a lost timer
+# interrupt comes at most $nudge_period s late; a wake of a main loop
+# that had nothing to do costs QEMU a few microseconds.
+nudge_period=0.1
+nudge_main_loop() {
+	local tpid=$1 sock=$2
+	command -v socat >/dev/null || return 0
+	# QEMU makes the socket as it starts.
+	while [ ! -S "$sock" ]; do
+		kill -0 "$tpid" 2>/dev/null || return 0
+		sleep 0.1
+	done
+	while kill -0 "$tpid" 2>/dev/null; do
+		echo
+		sleep "$nudge_period"
+	done | socat - "UNIX-CONNECT:$sock" >/dev/null 2>&1 || true
 }

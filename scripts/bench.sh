@@ -178,11 +178,6 @@ for profile in "${profiles[@]}"; do
 		[ ! -e "$out/console.log.stall" ] || head -n 20 "$out/console.log.stall" >&2
 		die "$profile: the benchmark did not finish (qemu exit $rc; ${out#"$top"/}/console.log)"
 	fi
-	# Wakes of QEMU's main loop (board-scripts/qemu-common.sh, watch_stall):
-	# a sample that spans a guest halted for want of one measured QEMU.
-	if [ -s "$out/console.log.wakes" ]; then
-		progress bench "$profile: QEMU's main loop was woken while guest and QEMU sat idle: $(tail -n 1 "$out/console.log.wakes") (${out#"$top"/}/console.log.wakes)"
-	fi
 	if [ "$record" = 1 ]; then
 		t=$top/bench/traces/$BENCH_APP-startup.trace
 		case $BENCH_APP in

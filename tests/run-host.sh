@@ -297,12 +297,6 @@ for b in "${boots[@]}"; do
 			fi
 		done
 	fi
-	# Wakes of QEMU's main loop while guest and QEMU sat idle
-	# (board-scripts/qemu-common.sh, watch_stall): not a failure, but
-	# said, so that they are counted.
-	if [ -s "$dir/console.log.wakes" ]; then
-		echo "# $b: $(tail -n 1 "$dir/console.log.wakes") ($dir/console.log.wakes)"
-	fi
 	if [ "$rc" = 126 ]; then
 		board_fail "not ok - $b: U-Boot gave up at its prompt; its last words:"
 		tr -d '\r' <"$dir/console.log" | grep -v '^[[:space:]]*$' | tail -n 8 | sed 's/^/    /'

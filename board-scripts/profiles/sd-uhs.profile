@@ -17,13 +17,14 @@
 # board-scripts/qemu-common.sh) comes. KERNEL_ARGS below makes every
 # boot with this profile use SDMA instead: the same replay on an idle
 # card then took 3.9 and 4.5 s.
-# Known limit: under buffered writers (the bufwrite2 load) the guest
-# stalled within minutes in 5 boots of 5 (ebfq 4, mq-deadline 1; ADMA
-# throttled 3, unthrottled 1, SDMA 1; 2026-12-06): the disk image is no
-# longer written, the vCPU spends its time in sdhci_irq() and
-# sdhci_send_command() (the one boot sampled), and the soft-lockup
-# watchdog fires when it gets to run. So a full benchmark of this
-# profile does not finish yet; the 10 sequential readers did.
+# Under buffered writers (the bufwrite2 load) the guest stalled within
+# minutes in 5 boots of 5 (ebfq 4, mq-deadline 1; ADMA and SDMA,
+# throttled or not; 2026-12-06), "soft lockup - CPU#0 stuck for 339s!":
+# its timer interrupt was lost while the SD model wrote from the vCPU
+# thread (nudge_main_loop in board-scripts/qemu-common.sh). Since every
+# watched boot wakes QEMU's main loop 10 times a second, two such boots
+# finished (bufwrite2 start-ups and soft real-time under ebfq, bfq and
+# mq-deadline, 15 minutes of writers).
 PROFILE_DESC="UHS-I U3 microSD on sdhci-pci: 90 MB/s read, 30 MB/s write"
 PROFILE_BOARDS="virt"
 PROFILE_DRIVES="sd"
