@@ -147,7 +147,7 @@ for profile in "${profiles[@]}"; do
 	cp --sparse=always "$disk" "$out/disk.img"
 	cat "$initramfs" "$module_cpio" >"$out/initrd.cpio"
 
-	append="ebfq_board=$board ebfq_profile=$profile ebfq_bench_dev=$dev ebfq_bench_app=$BENCH_APP${scheds:+ ebfq_bench_scheds=$scheds}${loads:+ ebfq_bench_loads=$loads}${MAX_REQUEST_KB:+ ebfq_bench_max_kb=$MAX_REQUEST_KB}${ROTATIONAL:+ ebfq_bench_rotational=$ROTATIONAL}"
+	append="ebfq_board=$board ebfq_profile=$profile ebfq_bench_dev=$dev ebfq_bench_app=$BENCH_APP${scheds:+ ebfq_bench_scheds=$scheds}${loads:+ ebfq_bench_loads=$loads}${MAX_REQUEST_KB:+ ebfq_bench_max_kb=$MAX_REQUEST_KB}${ROTATIONAL:+ ebfq_bench_rotational=$ROTATIONAL} ebfq_bench_softrt_kib=$SOFTRT_KIB"
 	[ "$debug" = 0 ] || append+=" ebfq_bench_debug=1"
 	[ "$kprof" = 0 ] || append="profile=2 $append ebfq_bench_profile=1"
 	qprofile=$profile

@@ -79,11 +79,15 @@ profile_vars() {
 	local f=$top/board-scripts/profiles/$1.profile
 	[ -f "$f" ] || die "unknown profile '$1' (have: $(cd "$top/board-scripts/profiles" && ls -- *.profile | sed 's/\.profile$//' | tr '\n' ' '))"
 	PROFILE_BOARDS='' PROFILE_DRIVES='' BENCH_FILE_MB='' BENCH_TREE='' BENCH_APP=fio
-	MAX_REQUEST_KB= ROTATIONAL=
+	MAX_REQUEST_KB= ROTATIONAL= SOFTRT_KIB=256
 	# shellcheck disable=SC1090
 	. "$f"
 	[ -n "$PROFILE_DRIVES" ] && [ -n "$BENCH_FILE_MB" ] && [ -n "$BENCH_TREE" ] ||
 		die "profile '$1' shapes no drive for a benchmark (PROFILE_DRIVES, BENCH_FILE_MB, BENCH_TREE)"
+	case $SOFTRT_KIB in
+	'' | *[!0-9]* | 0*) die "profile '$1': SOFTRT_KIB wants KiB, a multiple of 4, got '$SOFTRT_KIB'" ;;
+	esac
+	[ $((SOFTRT_KIB % 4)) = 0 ] || die "profile '$1': SOFTRT_KIB wants KiB, a multiple of 4, got '$SOFTRT_KIB'"
 	board=${PROFILE_BOARDS%% *} drive=${PROFILE_DRIVES%% *}
 	case $drive in
 	vd) dev=vda ;;
