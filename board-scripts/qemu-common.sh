@@ -123,7 +123,7 @@ load_profile() {
 		die "no device profile '$1' (have: $(cd "$top/board-scripts/profiles" && ls ./*.profile | sed 's|\./||; s|\.profile||' | tr '\n' ' '))"
 	fi
 	PROFILE_BOARDS= PROFILE_DRIVES= READ_BPS= WRITE_BPS= READ_IOPS= WRITE_IOPS= QUEUE_DEPTH=
-	TOTAL_BPS= TOTAL_IOPS= KERNEL_ARGS=
+	TOTAL_BPS= TOTAL_IOPS= KERNEL_ARGS= DRIVE_CACHE=
 	# shellcheck disable=SC1090
 	. "$f"
 	case " $PROFILE_BOARDS " in *" $BOARD "*) ;; *)
@@ -136,6 +136,9 @@ load_profile() {
 	if [ -n "$TOTAL_IOPS" ] && [ -n "$READ_IOPS$WRITE_IOPS" ]; then
 		die "profile '$1' sets TOTAL_IOPS and READ_IOPS/WRITE_IOPS: one or the other"
 	fi
+	case $DRIVE_CACHE in '' | none | writeback) ;; *)
+		die "profile '$1': DRIVE_CACHE is none or writeback, not '$DRIVE_CACHE'" ;;
+	esac
 	if [ -n "$bios" ] && [ -n "$KERNEL_ARGS" ]; then
 		die "profile '$1' has KERNEL_ARGS, which do not reach a kernel that --bios boots"
 	fi
@@ -143,10 +146,12 @@ load_profile() {
 
 # drive_opts NAME: the -drive options of one disk, throttled when the
 # profile shapes that drive. cache=none keeps the host page cache from
-# hiding the device.
+# hiding the device; a profile whose throttle sets the device's rates may
+# ask for the host cache instead (DRIVE_CACHE, see sd-uhs.profile).
 drive_opts() {
-	local name=$1 o
-	o="if=none,id=$name,file=${disks[$name]},format=raw,cache=none,aio=threads"
+	local name=$1 o cache=none
+	case " $PROFILE_DRIVES " in *" $name "*) cache=${DRIVE_CACHE:-none} ;; esac
+	o="if=none,id=$name,file=${disks[$name]},format=raw,cache=$cache,aio=threads"
 	case " $PROFILE_DRIVES " in *" $name "*)
 		[ -z "$READ_BPS" ] || o+=",throttling.bps-read=$READ_BPS"
 		[ -z "$WRITE_BPS" ] || o+=",throttling.bps-write=$WRITE_BPS"
