@@ -191,11 +191,15 @@ run_qemu() {
 			-chardev "file,id=result,path=$result"
 			-device "virtserialport,chardev=result,name=ebfq.result")
 	fi
-	# A boot watched for stalls has a monitor socket, for watch_stall,
-	# and a second one that nudge_main_loop writes to.
+	# A boot watched for stalls has a monitor socket, for watch_stall;
+	# it and an interactive boot have a second one that nudge_main_loop
+	# writes to.
 	local mon="" wake=""
 	if [ "$interactive" = 1 ]; then
-		qemu+=(-nographic -serial mon:stdio)
+		wake=$(mktemp -u "${TMPDIR:-/tmp}/ebfq-wake.XXXXXX")
+		qemu+=(-nographic -serial mon:stdio
+			-chardev "socket,id=wake,path=$wake,server=on,wait=off"
+			-mon "chardev=wake,mode=readline")
 	elif [ "$stall" != 0 ] && [ "$print" = 0 ] && [ -z "$dumpdtb" ]; then
 		mon=$(mktemp -u "${TMPDIR:-/tmp}/ebfq-mon.XXXXXX")
 		wake=$mon.wake
@@ -214,6 +218,11 @@ run_qemu() {
 		return 0
 	fi
 	if [ "$interactive" = 1 ]; then
+		# QEMU takes this shell's PID.
+		{
+			nudge_main_loop $$ "$wake"
+			rm -f "$wake"
+		} </dev/null &
 		exec "${qemu[@]}"
 	fi
 	log=${log:-$BUILD/logs/$BOARD-console.log}
