@@ -22,9 +22,9 @@
 # throttled or not; 2026-12-06), "soft lockup - CPU#0 stuck for 339s!":
 # its timer interrupt was lost while the SD model wrote from the vCPU
 # thread (nudge_main_loop in board-scripts/qemu-common.sh). Since every
-# watched boot wakes QEMU's main loop 10 times a second, two such boots
-# finished (bufwrite2 start-ups and soft real-time under ebfq, bfq and
-# mq-deadline, 15 minutes of writers).
+# watched boot wakes QEMU's main loop 10 times a second, every such boot
+# finished: 6 by 2026-12-06, among them a full run of every workload
+# under every scheduler (scripts/bench.sh --reps 1 sd-uhs, 68 minutes).
 PROFILE_DESC="UHS-I U3 microSD on sdhci-pci: 90 MB/s read, 30 MB/s write"
 PROFILE_BOARDS="virt"
 PROFILE_DRIVES="sd"
