@@ -149,19 +149,18 @@ load_profile() {
 # hiding the device; a profile whose throttle sets the device's rates may
 # ask for the host cache instead (DRIVE_CACHE, see sd-uhs.profile).
 drive_opts() {
-	local name=$1 o cache=none
-	case " $PROFILE_DRIVES " in *" $name "*) cache=${DRIVE_CACHE:-none} ;; esac
-	o="if=none,id=$name,file=${disks[$name]},format=raw,cache=$cache,aio=threads"
+	local name=$1 cache=none shape=""
 	case " $PROFILE_DRIVES " in *" $name "*)
-		[ -z "$READ_BPS" ] || o+=",throttling.bps-read=$READ_BPS"
-		[ -z "$WRITE_BPS" ] || o+=",throttling.bps-write=$WRITE_BPS"
-		[ -z "$READ_IOPS" ] || o+=",throttling.iops-read=$READ_IOPS"
-		[ -z "$WRITE_IOPS" ] || o+=",throttling.iops-write=$WRITE_IOPS"
-		[ -z "$TOTAL_BPS" ] || o+=",throttling.bps-total=$TOTAL_BPS"
-		[ -z "$TOTAL_IOPS" ] || o+=",throttling.iops-total=$TOTAL_IOPS"
+		cache=${DRIVE_CACHE:-none}
+		[ -z "$READ_BPS" ] || shape+=",throttling.bps-read=$READ_BPS"
+		[ -z "$WRITE_BPS" ] || shape+=",throttling.bps-write=$WRITE_BPS"
+		[ -z "$READ_IOPS" ] || shape+=",throttling.iops-read=$READ_IOPS"
+		[ -z "$WRITE_IOPS" ] || shape+=",throttling.iops-write=$WRITE_IOPS"
+		[ -z "$TOTAL_BPS" ] || shape+=",throttling.bps-total=$TOTAL_BPS"
+		[ -z "$TOTAL_IOPS" ] || shape+=",throttling.iops-total=$TOTAL_IOPS"
 		;;
 	esac
-	printf '%s\n' "$o"
+	printf '%s\n' "if=none,id=$name,file=${disks[$name]},format=raw,cache=$cache,aio=threads$shape"
 }
 
 run_qemu() {

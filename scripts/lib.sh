@@ -84,10 +84,9 @@ profile_vars() {
 	. "$f"
 	[ -n "$PROFILE_DRIVES" ] && [ -n "$BENCH_FILE_MB" ] && [ -n "$BENCH_TREE" ] ||
 		die "profile '$1' shapes no drive for a benchmark (PROFILE_DRIVES, BENCH_FILE_MB, BENCH_TREE)"
-	case $SOFTRT_KIB in
-	'' | *[!0-9]* | 0*) die "profile '$1': SOFTRT_KIB wants KiB, a multiple of 4, got '$SOFTRT_KIB'" ;;
-	esac
-	[ $((SOFTRT_KIB % 4)) = 0 ] || die "profile '$1': SOFTRT_KIB wants KiB, a multiple of 4, got '$SOFTRT_KIB'"
+	if ! [[ $SOFTRT_KIB =~ ^[1-9][0-9]*$ ]] || ((SOFTRT_KIB % 4)); then
+		die "profile '$1': SOFTRT_KIB wants KiB, a multiple of 4, got '$SOFTRT_KIB'"
+	fi
 	board=${PROFILE_BOARDS%% *} drive=${PROFILE_DRIVES%% *}
 	case $drive in
 	vd) dev=vda ;;
