@@ -346,8 +346,8 @@ static void ebfq_pd_offline(struct blkg_policy_data *pd)
 	bg->online = false;
 	list_del_init(&bg->node);
 	/* Its memory may come back as another group's: match none. */
-	if (ed->last_group == bg)
-		ed->last_group = ERR_PTR(-ENOENT);
+	if (ed->served_group.key == (unsigned long)bg)
+		ed->served_group.key = (unsigned long)ERR_PTR(-ENOENT);
 	for (heir = bg->parent; heir && !heir->online; heir = heir->parent)
 		;
 

@@ -467,6 +467,8 @@ static struct ebfq_queue *ebfq_select_queue(struct ebfq_data *ed, u64 now)
 static bool ebfq_may_idle(struct ebfq_data *ed, struct ebfq_queue *bq,
 			  u64 now)
 {
+	u64 since;
+
 	if (!ebfq_queue_sync(bq) || test_bit(EBFQ_QF_EXITED, &bq->flags) ||
 	    !ed->tun.slice_idle_ns ||
 	    bq->entity.class_idx == EBFQ_CLASS_IDLE)
@@ -478,13 +480,18 @@ static bool ebfq_may_idle(struct ebfq_data *ed, struct ebfq_queue *bq,
 	 * unless queues served lately have other weights, or are in other
 	 * groups: the first of them to come back would take the device, and
 	 * shares would follow who asks first (a CPU-bound reader, for one),
-	 * not the weights. A group whose readers think long enough between
-	 * requests falls off the idle tree (V passes its finish), so groups
-	 * count as served lately for as long as a busy period lasts.
+	 * not the weights. An entity that thinks long enough between
+	 * requests falls off the idle tree (V passes its finish), and one
+	 * served alone ends its turn with its finish at V and never gets
+	 * there: where the CPU paces the readers one at a time, every one
+	 * is. So other weights and other groups count as served lately for
+	 * as long as a busy period lasts.
 	 */
+	since = now - ebfq_busy_period_gap_ns;
 	if (!ed->busy_queues && !ebfq_entity_asymmetric(&bq->entity) &&
-	    !ebfq_other_group_served(ed, bq->group,
-				     now - ebfq_busy_period_gap_ns))
+	    !ebfq_recent_other(&ed->served_weight,
+			       ebfq_weight_key(&bq->entity), since) &&
+	    !ebfq_other_group_served(ed, bq->group, since))
 		return false;
 	/*
 	 * An application starting up thinks between its reads: keep the
@@ -658,6 +665,7 @@ static struct request *__ebfq_dispatch(struct ebfq_data *ed)
 	stats->sectors += blk_rq_sectors(rq);
 	stats->requests++;
 	ebfq_group_dispatched(ed, bq->group, now);
+	ebfq_recent_note(&ed->served_weight, ebfq_weight_key(&bq->entity), now);
 	bq->head = blk_rq_pos(rq) + blk_rq_sectors(rq);
 out:
 	ebfq_mark_in_driver(ed, rq, now);

@@ -303,6 +303,18 @@ struct ebfq_group_stats {
 	u64 idle_ns;			/* the device idled for its queues */
 };
 
+/*
+ * The key of the last dispatch (its group, or its class and weight), its
+ * time, and the time of the last dispatch with any other key: whether
+ * something other than a key was served lately, in O(1), without a walk
+ * (ebfq_recent_other()).
+ */
+struct ebfq_recent {
+	unsigned long key;
+	u64 key_ns;
+	u64 other_ns;
+};
+
 /* Per-device scheduler state. */
 struct ebfq_data {
 	struct request_queue *queue;
@@ -315,13 +327,14 @@ struct ebfq_data {
 	struct list_head groups;	/* online groups (ebfq-cgroup.c) */
 	struct ebfq_group_stats root_stats; /* queues of the root group */
 	/*
-	 * For idling, which groups are still around: the group of the last
-	 * dispatch (NULL: the root's queues) and its time, and the time of
-	 * the last dispatch of any other group (ebfq_group_dispatched()).
+	 * For idling, who was served lately: which groups (the key is the
+	 * group, NULL for the root's queues; ebfq_group_dispatched()), and
+	 * which classes and weights (ebfq_weight_key()), even those of
+	 * queues that think so long between requests that they leave the
+	 * idle tree.
 	 */
-	struct ebfq_group *last_group;
-	u64 last_group_ns;
-	u64 other_group_ns;
+	struct ebfq_recent served_group;
+	struct ebfq_recent served_weight;
 	u64 idle_since_ns;		/* the queue in service began to idle */
 	u64 last_busy_ns;		/* a request left the driver or a turn ended */
 	struct list_head dispatch;	/* requests that bypass the queues */
@@ -398,6 +411,38 @@ static inline struct ebfq_io_cq *icq_to_bic(struct io_cq *icq)
 static inline bool ebfq_queue_sync(const struct ebfq_queue *bq)
 {
 	return test_bit(EBFQ_QF_SYNC, &bq->flags);
+}
+
+/* Something with @key was dispatched at @now. */
+static inline void ebfq_recent_note(struct ebfq_recent *recent,
+				    unsigned long key, u64 now)
+{
+	if (recent->key != key) {
+		recent->other_ns = recent->key_ns;
+		recent->key = key;
+	}
+	recent->key_ns = now;
+}
+
+/*
+ * Whether something with another key than @key was dispatched after
+ * @since: the last dispatch of all, or if that one had @key, the last
+ * with another key than the last.
+ */
+static inline bool ebfq_recent_other(const struct ebfq_recent *recent,
+				     unsigned long key, u64 since)
+{
+	return (recent->key != key ? recent->key_ns : recent->other_ns) > since;
+}
+
+/*
+ * The key of an entity's class and weight in ebfq_data.served_weight.
+ * Weights stay below 2^24: the largest, EBFQ_GROUP_WEIGHT_MAX, times
+ * the largest raising coefficient (ebfq-sysfs.c) is 10^6.
+ */
+static inline unsigned long ebfq_weight_key(const struct ebfq_entity *entity)
+{
+	return (unsigned long)entity->class_idx << 24 | entity->weight;
 }
 
 /* ebfq-queue.c */
@@ -536,11 +581,7 @@ void ebfq_group_print_stats(struct seq_file *sf, struct ebfq_data *ed,
 static inline void ebfq_group_dispatched(struct ebfq_data *ed,
 					 struct ebfq_group *bg, u64 now)
 {
-	if (ed->last_group != bg) {
-		ed->other_group_ns = ed->last_group_ns;
-		ed->last_group = bg;
-	}
-	ed->last_group_ns = now;
+	ebfq_recent_note(&ed->served_group, (unsigned long)bg, now);
 }
 
 /**
@@ -549,16 +590,13 @@ static inline void ebfq_group_dispatched(struct ebfq_data *ed,
  * @bg: a queue's group, NULL for the root
  * @since: how far back "lately" goes (ns, ebfq_now()'s clock)
  *
- * The root's own queues count as a group of their own. O(1): the last
- * dispatch of a group other than @bg is the last of all, or if that one
- * was @bg's, the last of another group than the last.
+ * The root's own queues count as a group of their own.
  */
 static inline bool ebfq_other_group_served(struct ebfq_data *ed,
 					   struct ebfq_group *bg, u64 since)
 {
 	lockdep_assert_held(&ed->lock);
-	return (ed->last_group != bg ? ed->last_group_ns :
-				       ed->other_group_ns) > since;
+	return ebfq_recent_other(&ed->served_group, (unsigned long)bg, since);
 }
 #else
 static inline struct ebfq_sched_data *

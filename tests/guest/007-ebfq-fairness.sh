@@ -3,6 +3,13 @@
 # (irqmode=2: every request completes after completion_nsec):
 #  - three sequential readers at ioprio BE levels 7, 6 and 4 (weights 10,
 #    20 and 40) get shares within +-10 % of 1:2:4;
+#  - the same readers on a device that completes each request as it is
+#    sent (irqmode=0), as an SD card emulated on the CPU does: the CPU
+#    paces the readers, one at a time, each served alone, so each leaves
+#    the idle tree as its turn ends (B-WF2Q+ forgets an entity whose
+#    finish V has reached). The shares follow the weights only if the
+#    device idles for the reader in service all the same; served at once,
+#    the readers would share it as they share the CPU, equally.
 #  - an IDLE-class reader gets (almost) nothing while a BE reader is busy,
 #    and the device's full service when it is alone.
 # The shares are what fio read in the same time; the figures go to the log.
@@ -36,11 +43,12 @@ run() {
 	set_sched "$dev" ebfq
 	echo 512 >"/sys/block/$dev/queue/iosched/max_budget"
 	echo 20 >"/sys/block/$dev/queue/iosched/slice_idle"
-	common="--filename=/dev/$dev --direct=1 --ioengine=psync --rw=read --bs=64k
+	# fio takes every --filename given as one more file: one each run.
+	common="--direct=1 --ioengine=psync --rw=read --bs=64k
 		--size=256M --time_based --runtime=$secs --prioclass=2"
 
 	# shellcheck disable=SC2086
-	shares=$(fio_kib_each $common \
+	shares=$(fio_kib_each $common --filename="/dev/$dev" \
 		--name=w10 --prio=7 --offset=0 \
 		--name=w20 --prio=6 --offset=256M \
 		--name=w40 --prio=4 --offset=512M | tr '\n' ' ')
@@ -54,9 +62,31 @@ run() {
 	check_share 2 "$2"
 	check_share 4 "$3"
 
+	paced=$(nullb_create nullb_paced irqmode=0 submit_queues=1 \
+		hw_queue_depth=32 size=1024)
+	set_sched "$paced" ebfq
+	echo 512 >"/sys/block/$paced/queue/iosched/max_budget"
+	echo 20 >"/sys/block/$paced/queue/iosched/slice_idle"
+	# shellcheck disable=SC2086
+	shares=$(fio_kib_each $common --filename="/dev/$paced" \
+		--name=w10 --prio=7 --offset=0 \
+		--name=w20 --prio=6 --offset=256M \
+		--name=w40 --prio=4 --offset=512M | tr '\n' ' ')
+	note "1:2:4 readers paced by the CPU read $shares KiB in ${secs}s"
+	note "turns ended by: $(turn_ends "$paced")"
+	nullb_remove nullb_paced
+	# shellcheck disable=SC2086
+	set -- $shares
+	total=$(($1 + $2 + $3))
+	for parts in 1 2 4; do
+		share_check "CPU-paced reader of weight $((parts * 10))" "$1" \
+			"$total" "$parts" 7 10
+		shift
+	done
+
 	# IDLE class against BE, then alone.
 	# shellcheck disable=SC2086
-	mix=$(fio_kib_each $common --runtime=$((secs / 2)) \
+	mix=$(fio_kib_each $common --filename="/dev/$dev" --runtime=$((secs / 2)) \
 		--name=be --prio=4 --offset=0 \
 		--name=idle --prioclass=3 --offset=512M | tr '\n' ' ')
 	set -- $mix
@@ -73,9 +103,9 @@ run() {
 	be=0 idle=0
 	for _ in 1 2; do
 		# shellcheck disable=SC2086
-		be=$((be + $(fio_kib_each $common --runtime=$((secs / 4)) --name=be --prio=4)))
+		be=$((be + $(fio_kib_each $common --filename="/dev/$dev" --runtime=$((secs / 4)) --name=be --prio=4)))
 		# shellcheck disable=SC2086
-		idle=$((idle + $(fio_kib_each $common --runtime=$((secs / 4)) --name=idle --prioclass=3)))
+		idle=$((idle + $(fio_kib_each $common --filename="/dev/$dev" --runtime=$((secs / 4)) --name=idle --prioclass=3)))
 	done
 	note "alone: BE read $be KiB, IDLE read $idle KiB (2 x $((secs / 4)) s each)"
 	if [ "$idle" -ge $((be / 2)) ]; then
