@@ -456,9 +456,10 @@ bool ebfq_wr_queue_busy(struct ebfq_data *ed, struct ebfq_queue *bq,
  *
  * Sets the earliest arrival at which the queue will be soft real-time: as
  * ebfq_softrt_next_start() says for one that is not yet, as
- * ebfq_softrt_next_kept() says for one that is. A queue cut off by its
- * budget or its timeout does not go idle: its busy period goes on, and
- * counts its whole service.
+ * ebfq_softrt_next_kept() says for one that is; none for one that a
+ * raised queue takes the device from. A queue cut off by its budget or
+ * its timeout does not go idle: its busy period goes on, and counts its
+ * whole service.
  */
 void ebfq_wr_queue_idle(struct ebfq_data *ed, struct ebfq_queue *bq, u64 now)
 {
@@ -473,6 +474,16 @@ void ebfq_wr_queue_idle(struct ebfq_data *ed, struct ebfq_queue *bq, u64 now)
 					      bq->busy_start_ns,
 					      bq->busy_service, rate,
 					      ebfq_softrt_slack_ns);
+	else if (ebfq_wr_preempts(ed, bq))
+		/*
+		 * Not idled for: a raised queue takes the device. How long
+		 * this one stays away says how long the raised ones keep the
+		 * device (and, where the CPU paces the readers, the CPU), not
+		 * how periodic it is: a streamer among readers raised as they
+		 * started would come back as soft real-time when their
+		 * raising ends, and stay so, never idled for.
+		 */
+		bq->softrt_next_ns = U64_MAX;
 	else
 		bq->softrt_next_ns =
 			ebfq_softrt_next_start(bq->busy_start_ns,
