@@ -31,58 +31,61 @@ requires() {
 	[ -d /sys/kernel/config/nullb ] || { echo "needs null_blk configfs"; return 1; }
 }
 
-# check_share PARTS HAVE: HAVE KiB of $total is PARTS sevenths, +-10 %.
+# check_share WHAT PARTS HAVE: HAVE KiB of $total is PARTS sevenths, +-10 %.
 check_share() {
-	share_check "reader of weight $(($1 * 10))" "$2" "$total" "$1" 7 10
+	share_check "$1 of weight $(($2 * 10))" "$3" "$total" "$2" 7 10
+}
+
+# tune DEV: ebfq on DEV, with the budget and idle window explained above.
+tune() {
+	set_sched "$1" ebfq
+	echo 512 >"/sys/block/$1/queue/iosched/max_budget"
+	echo 20 >"/sys/block/$1/queue/iosched/slice_idle"
+}
+
+# readers_124 DEV: the KiB that the readers of weights 10, 20 and 40 read
+# from DEV at once, on one line.
+readers_124() {
+	# shellcheck disable=SC2086
+	fio_kib_each $common --filename="/dev/$1" \
+		--name=w10 --prio=7 --offset=0 \
+		--name=w20 --prio=6 --offset=256M \
+		--name=w40 --prio=4 --offset=512M | tr '\n' ' '
 }
 
 run() {
 	secs=${EBFQ_FAIR_SECS:-12}
 	dev=$(nullb_create nullb_fair irqmode=2 completion_nsec=200000 \
 		submit_queues=1 hw_queue_depth=32 size=1024)
-	set_sched "$dev" ebfq
-	echo 512 >"/sys/block/$dev/queue/iosched/max_budget"
-	echo 20 >"/sys/block/$dev/queue/iosched/slice_idle"
+	tune "$dev"
 	# fio takes every --filename given as one more file: one each run.
 	common="--direct=1 --ioengine=psync --rw=read --bs=64k
 		--size=256M --time_based --runtime=$secs --prioclass=2"
 
-	# shellcheck disable=SC2086
-	shares=$(fio_kib_each $common --filename="/dev/$dev" \
-		--name=w10 --prio=7 --offset=0 \
-		--name=w20 --prio=6 --offset=256M \
-		--name=w40 --prio=4 --offset=512M | tr '\n' ' ')
+	shares=$(readers_124 "$dev")
 	note "1:2:4 readers read $shares KiB in ${secs}s"
 	ends=$(turn_ends "$dev")
 	note "turns ended by: ${ends:-(no debugfs)}"
 	set -- $shares
 	total=$(($1 + $2 + $3))
 	[ "$total" -gt 0 ] || { not_ok "readers made progress" "fio read nothing"; nullb_remove nullb_fair; return 0; }
-	check_share 1 "$1"
-	check_share 2 "$2"
-	check_share 4 "$3"
+	check_share reader 1 "$1"
+	check_share reader 2 "$2"
+	check_share reader 4 "$3"
 
 	paced=$(nullb_create nullb_paced irqmode=0 submit_queues=1 \
 		hw_queue_depth=32 size=1024)
-	set_sched "$paced" ebfq
-	echo 512 >"/sys/block/$paced/queue/iosched/max_budget"
-	echo 20 >"/sys/block/$paced/queue/iosched/slice_idle"
-	# shellcheck disable=SC2086
-	shares=$(fio_kib_each $common --filename="/dev/$paced" \
-		--name=w10 --prio=7 --offset=0 \
-		--name=w20 --prio=6 --offset=256M \
-		--name=w40 --prio=4 --offset=512M | tr '\n' ' ')
+	tune "$paced"
+	shares=$(readers_124 "$paced")
 	note "1:2:4 readers paced by the CPU read $shares KiB in ${secs}s"
 	note "turns ended by: $(turn_ends "$paced")"
 	nullb_remove nullb_paced
 	# shellcheck disable=SC2086
 	set -- $shares
 	total=$(($1 + $2 + $3))
-	for parts in 1 2 4; do
-		share_check "CPU-paced reader of weight $((parts * 10))" "$1" \
-			"$total" "$parts" 7 10
-		shift
-	done
+	check_share "CPU-paced reader" 1 "$1"
+	check_share "CPU-paced reader" 2 "$2"
+	check_share "CPU-paced reader" 4 "$3"
 
 	# IDLE class against BE, then alone.
 	# shellcheck disable=SC2086
