@@ -118,6 +118,11 @@ has() {
 	grep -q "^$1	" "$dir/stats.tsv"
 }
 
+# has_load WORKLOAD LOAD METRIC: stats.tsv has that metric for that load.
+has_load() {
+	grep -q "^$1	$2	[^	]*	$3	" "$dir/stats.tsv"
+}
+
 commit=$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)
 # The soft real-time reader's chunk (the profile's SOFTRT_KIB); results
 # from before the guest said it read 256 KiB.
@@ -187,11 +192,23 @@ softrt_kib=${softrt_kib:-256}
 		echo "## Soft real-time: $softrt_kib KiB every 40 ms under 2 buffered writers"
 		echo
 		header metric
-		for m in late io_late chunks worst_late_ms io_median_ms io_worst_ms wake_median_ms wake_worst_ms; do
+		for m in late late_pct io_late chunks worst_late_ms io_median_ms io_worst_ms wake_median_ms wake_worst_ms; do
+			[ "$m" != late_pct ] || has_load softrt bufwrite2 late_pct || continue
 			printf '| %s |' "$m"
 			for s in $scheds; do printf ' %s |' "$(cell softrt bufwrite2 "$s" "$m")"; done
 			echo
 		done
+		if has_load softrt idle late; then
+			echo
+			echo "The same reader alone, before the writers start: the misses that the device and the CPU cause with nothing to schedule against."
+			echo
+			header "alone"
+			for m in late late_pct io_late chunks io_median_ms io_worst_ms wake_median_ms wake_worst_ms; do
+				printf '| %s |' "$m"
+				for s in $scheds; do printf ' %s |' "$(cell softrt idle "$s" "$m")"; done
+				echo
+			done
+		fi
 	fi
 	if has cost; then
 		echo
@@ -253,7 +270,11 @@ GP
 		plot throughput.png "Background load alone, $profile: median MB/s" "MB/s" \
 			"$dir/throughput.dat" "set yrange [0:*]"
 	fi
-	if has softrt; then
+	if has_load softrt idle late_pct; then
+		table softrt late_pct idle bufwrite2 | sed -e 's/^idle /alone /' -e 's/^bufwrite2 /writers /' >"$dir/softrt.dat"
+		plot softrt.png "Soft real-time, $profile: % of chunks late, alone and under 2 buffered writers" \
+			"% of chunks late" "$dir/softrt.dat" "set yrange [0:*]"
+	elif has softrt; then
 		table softrt late bufwrite2 >"$dir/softrt.dat"
 		plot softrt.png "Soft real-time, $profile: late chunks under 2 buffered writers" \
 			"late chunks" "$dir/softrt.dat" "set yrange [0:*]"
