@@ -192,8 +192,8 @@ softrt_kib=${softrt_kib:-256}
 		echo "## Soft real-time: $softrt_kib KiB every 40 ms under 2 buffered writers"
 		echo
 		header metric
-		for m in late late_pct io_late chunks worst_late_ms io_median_ms io_worst_ms wake_median_ms wake_worst_ms; do
-			[ "$m" != late_pct ] || has_load softrt bufwrite2 late_pct || continue
+		for m in late late_pct io_late chunks worst_late_ms io_median_ms io_worst_ms wake_median_ms wake_worst_ms gap_worst_ms gap_total_ms device_mbps; do
+			case $m in late_pct | gap_* | device_mbps) has_load softrt bufwrite2 "$m" || continue ;; esac
 			printf '| %s |' "$m"
 			for s in $scheds; do printf ' %s |' "$(cell softrt bufwrite2 "$s" "$m")"; done
 			echo
@@ -203,7 +203,8 @@ softrt_kib=${softrt_kib:-256}
 			echo "The same reader alone, before the writers start: the misses that the device and the CPU cause with nothing to schedule against."
 			echo
 			header "alone"
-			for m in late late_pct io_late chunks io_median_ms io_worst_ms wake_median_ms wake_worst_ms; do
+			for m in late late_pct io_late chunks io_median_ms io_worst_ms wake_median_ms wake_worst_ms gap_worst_ms gap_total_ms; do
+				case $m in gap_*) has_load softrt idle "$m" || continue ;; esac
 				printf '| %s |' "$m"
 				for s in $scheds; do printf ' %s |' "$(cell softrt idle "$s" "$m")"; done
 				echo

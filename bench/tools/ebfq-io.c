@@ -19,12 +19,15 @@
  *	TARGET (O_DIRECT, sequential, wrapping at the end). A chunk that is
  *	not in by the start of the next period is late. Prints
  *	"chunks N late L worst_ms W io_worst_ms I wake_worst_ms K
- *	io_median_ms M wake_median_ms A io_late J": besides the count, the
- *	worst lateness, the longest and the median read, the longest and the
- *	median time the reader took to start a read it was due to start
- *	(the CPU's share of a late chunk, not the device's), and the chunks
- *	whose read alone took longer than a period: late however promptly
- *	the reader had woken.
+ *	io_median_ms M wake_median_ms A io_late J gap_worst_ms G
+ *	gap_total_ms T": besides the count, the worst lateness, the longest
+ *	and the median read, the longest and the median time the reader took
+ *	to start a read it was due to start (the CPU's share of a late chunk,
+ *	not the device's), and the chunks whose read alone took longer than a
+ *	period: late however promptly the reader had woken. A reader behind
+ *	its schedule reads again as soon as a read completes; the time it
+ *	still took to get there (the CPU it waited for, with no read in the
+ *	device) is its gap: the longest, and their sum over the run.
  *
  *   ebfq-io shared N TARGET SECONDS
  *	N processes that share one io_context (clone with CLONE_IO, as
@@ -306,7 +309,8 @@ static int cmd_softrt(int argc, char **argv)
 {
 	unsigned long chunk, period_ms, secs, chunks, late = 0, i;
 	uint64_t size, off = 0, period, t0, worst = 0, io_worst = 0;
-	uint64_t wake_worst = 0, *io_ns, *wake_ns;
+	uint64_t wake_worst = 0, *io_ns, *wake_ns, prev_done = 0;
+	uint64_t gap_worst = 0, gap_total = 0;
 	unsigned long wakes = 0, io_late = 0;
 	void *buf;
 	int fd;
@@ -339,12 +343,19 @@ static int cmd_softrt(int argc, char **argv)
 			wake_ns[wakes++] = start - due;
 			if (start - due > wake_worst)
 				wake_worst = start - due;
+		} else if (i) {
+			uint64_t gap = start - (due > prev_done ? due : prev_done);
+
+			gap_total += gap;
+			if (gap > gap_worst)
+				gap_worst = gap;
 		}
 		if (off + chunk > size)
 			off = 0;
 		read_full(fd, argv[0], buf, chunk, off);
 		off += chunk;
 		done = now_ns();
+		prev_done = done;
 		io_ns[i] = done - start;
 		if (done - start > period)
 			io_late++;
@@ -356,10 +367,10 @@ static int cmd_softrt(int argc, char **argv)
 				worst = done - due - period;
 		}
 	}
-	printf("chunks %lu late %lu worst_ms %.1f io_worst_ms %.1f wake_worst_ms %.1f io_median_ms %.1f wake_median_ms %.1f io_late %lu\n",
+	printf("chunks %lu late %lu worst_ms %.1f io_worst_ms %.1f wake_worst_ms %.1f io_median_ms %.1f wake_median_ms %.1f io_late %lu gap_worst_ms %.1f gap_total_ms %.1f\n",
 	       chunks, late, worst / 1e6, io_worst / 1e6, wake_worst / 1e6,
 	       median(io_ns, chunks) / 1e6, median(wake_ns, wakes) / 1e6,
-	       io_late);
+	       io_late, gap_worst / 1e6, gap_total / 1e6);
 	return 0;
 }
 
