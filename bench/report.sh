@@ -123,6 +123,20 @@ has_load() {
 	grep -q "^$1	$2	[^	]*	$3	" "$dir/stats.tsv"
 }
 
+# metric_rows WORKLOAD LOAD METRIC...: a table row per METRIC that the
+# results have for LOAD (older results lack the newer metrics), a cell
+# per scheduler.
+metric_rows() {
+	local wl=$1 l=$2 m s
+	shift 2
+	for m in "$@"; do
+		has_load "$wl" "$l" "$m" || continue
+		printf '| %s |' "$m"
+		for s in $scheds; do printf ' %s |' "$(cell "$wl" "$l" "$s" "$m")"; done
+		echo
+	done
+}
+
 commit=$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)
 # The soft real-time reader's chunk (the profile's SOFTRT_KIB); results
 # from before the guest said it read 256 KiB.
@@ -192,23 +206,15 @@ softrt_kib=${softrt_kib:-256}
 		echo "## Soft real-time: $softrt_kib KiB every 40 ms under 2 buffered writers"
 		echo
 		header metric
-		for m in late late_pct io_late chunks worst_late_ms io_median_ms io_worst_ms wake_median_ms wake_worst_ms gap_worst_ms gap_total_ms device_mbps; do
-			case $m in late_pct | gap_* | device_mbps) has_load softrt bufwrite2 "$m" || continue ;; esac
-			printf '| %s |' "$m"
-			for s in $scheds; do printf ' %s |' "$(cell softrt bufwrite2 "$s" "$m")"; done
-			echo
-		done
+		metric_rows softrt bufwrite2 late late_pct io_late chunks worst_late_ms io_median_ms \
+			io_worst_ms wake_median_ms wake_worst_ms gap_worst_ms gap_total_ms device_mbps
 		if has_load softrt idle late; then
 			echo
 			echo "The same reader alone, before the writers start: the misses that the device and the CPU cause with nothing to schedule against."
 			echo
 			header "alone"
-			for m in late late_pct io_late chunks io_median_ms io_worst_ms wake_median_ms wake_worst_ms gap_worst_ms gap_total_ms; do
-				case $m in gap_*) has_load softrt idle "$m" || continue ;; esac
-				printf '| %s |' "$m"
-				for s in $scheds; do printf ' %s |' "$(cell softrt idle "$s" "$m")"; done
-				echo
-			done
+			metric_rows softrt idle late late_pct io_late chunks io_median_ms io_worst_ms \
+				wake_median_ms wake_worst_ms gap_worst_ms gap_total_ms
 		fi
 	fi
 	if has cost; then
