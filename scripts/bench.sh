@@ -7,7 +7,8 @@
 #
 #   scripts/bench.sh [--quick] [--smoke] [--record] [--reps N]
 #                    [--workloads LIST] [--scheds LIST] [--loads LIST]
-#                    [--out DIR] [--debug] [--smp N] [--profile] PROFILE...
+#                    [--out DIR] [--debug] [--trace] [--smp N] [--profile]
+#                    PROFILE...
 #
 # The kernel is the module flavour (no lockdep, which would weigh on the
 # CPU cost and on every latency) with ebfq.ko loaded, so that ebfq, bfq,
@@ -30,6 +31,11 @@
 #   --debug   the scheduler's debugfs state once a second during the
 #             start-ups under load and the soft-RT runs, as '# D' lines in
 #             result.txt
+#   --trace   the block tracepoints while the soft-RT reader runs under
+#             the writers: bench/trace-report.sh writes trace.md, where
+#             each of its slow reads waited (scheduler or device) and
+#             behind what; tracing costs CPU, so such a run is evidence
+#             rather than figures for the tables
 #   --smp N   N vCPUs in the guest (1): whether a start-up waits for the
 #             device or for the one vCPU the loads also want (the results
 #             record the guest's CPU count)
@@ -42,7 +48,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/lib.sh"
 
-quick=0 smoke=0 record=0 debug=0 kprof=0 smp=1 reps=3 workloads='' scheds='' loads='' outdir=$BUILD/bench
+quick=0 smoke=0 record=0 debug=0 btrace=0 kprof=0 smp=1 reps=3 workloads='' scheds='' loads='' outdir=$BUILD/bench
 profiles=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -50,6 +56,7 @@ while [ $# -gt 0 ]; do
 	--smoke) smoke=1 ;;
 	--record) record=1 ;;
 	--debug) debug=1 ;;
+	--trace) btrace=1 ;;
 	--profile) kprof=1 ;;
 	--reps)
 		reps=${2:-}
@@ -94,12 +101,12 @@ while [ $# -gt 0 ]; do
 		outdir=$(cd "$outdir" && pwd)
 		shift
 		;;
-	-*) die "unknown option '$1' (--quick, --smoke, --record, --reps N, --workloads LIST, --scheds LIST, --loads LIST, --out DIR, --debug, --smp N, --profile)" ;;
+	-*) die "unknown option '$1' (--quick, --smoke, --record, --reps N, --workloads LIST, --scheds LIST, --loads LIST, --out DIR, --debug, --trace, --smp N, --profile)" ;;
 	*) profiles+=("$1") ;;
 	esac
 	shift
 done
-[ ${#profiles[@]} -gt 0 ] || die "usage: $0 [--quick] [--smoke] [--record] [--debug] [--reps N] [--workloads LIST] [--scheds LIST] [--loads LIST] [--out DIR] [--smp N] [--profile] PROFILE..."
+[ ${#profiles[@]} -gt 0 ] || die "usage: $0 [--quick] [--smoke] [--record] [--debug] [--reps N] [--workloads LIST] [--scheds LIST] [--loads LIST] [--out DIR] [--trace] [--smp N] [--profile] PROFILE..."
 
 kernel=$BUILD/kernel-module/arch/arm/boot/zImage
 module_cpio=$BUILD/module/ebfq-module.cpio
@@ -113,6 +120,10 @@ if [ "$kprof" = 1 ]; then
 	# ebfq is built in: no module to load.
 	module_cpio=/dev/null
 	make_what="make kernel FLAVOUR=prof rootfs"
+fi
+if [ "$btrace" = 1 ]; then
+	[ "$smoke$record$kprof" = 000 ] || die "--trace goes with none of --smoke, --record, --profile"
+	case ,${workloads:-softrt}, in *,softrt,*) ;; *) die "--trace traces the softrt workload: --workloads must include softrt" ;; esac
 fi
 for f in "$kernel" "$module_cpio" "$initramfs"; do
 	[ -e "$f" ] || die "missing ${f#"$top"/}: run '$make_what'"
@@ -149,6 +160,7 @@ for profile in "${profiles[@]}"; do
 
 	append="ebfq_board=$board ebfq_profile=$profile ebfq_bench_dev=$dev ebfq_bench_app=$BENCH_APP${scheds:+ ebfq_bench_scheds=$scheds}${loads:+ ebfq_bench_loads=$loads}${MAX_REQUEST_KB:+ ebfq_bench_max_kb=$MAX_REQUEST_KB}${ROTATIONAL:+ ebfq_bench_rotational=$ROTATIONAL} ebfq_bench_softrt_kib=$SOFTRT_KIB"
 	[ "$debug" = 0 ] || append+=" ebfq_bench_debug=1"
+	[ "$btrace" = 0 ] || append+=" ebfq_bench_trace=1"
 	[ "$kprof" = 0 ] || append="profile=2 $append ebfq_bench_profile=1"
 	qprofile=$profile
 	if [ "$record" = 1 ]; then
@@ -197,5 +209,6 @@ for profile in "${profiles[@]}"; do
 		continue
 	fi
 	"$top/bench/report.sh" "$out" "$profile"
+	[ "$btrace" = 0 ] || "$top/bench/trace-report.sh" "$out"
 	[ "$kprof" = 0 ] || "$top/bench/profile.sh" "$out" "$BUILD/kernel-prof/System.map"
 done
