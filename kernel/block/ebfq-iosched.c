@@ -371,6 +371,7 @@ static void ebfq_rate_completed(struct ebfq_data *ed, unsigned int sectors,
 		return;
 
 	rate = div64_u64((u64)ed->rate_window_sectors * NSEC_PER_SEC, busy);
+	ed->rate_last = rate;
 	ed->peak_rate = ebfq_rate_filter(ed->peak_rate, rate);
 	ed->rate_samples++;
 	budget = div_u64(ed->peak_rate * ed->tun.timeout_ms[1], MSEC_PER_SEC);
@@ -645,14 +646,18 @@ static struct request *__ebfq_dispatch(struct ebfq_data *ed)
 	}
 	if (injected) {
 		ed->wr_injected++;
-	} else {
-		/* Until a completion or new work, nothing can go: see dq_held. */
-		if (ebfq_dq_hold(ed, bq, rq)) {
+	} else if (ebfq_dq_hold(ed, bq, rq)) {
+		/* A raised queue need not wait for the hold to end. */
+		rq = ebfq_wr_bypass(ed, bq);
+		if (!rq) {
+			/* Until a completion or new work: see dq_held. */
 			ed->dq_held = true;
 			return NULL;
 		}
-		if (__test_and_clear_bit(EBFQ_QF_FIRST_DISPATCH, &bq->flags))
-			bq->turn_start_ns = now;
+		bq = ebfq_rq_queue(rq);
+		ed->wr_bypassed++;
+	} else if (__test_and_clear_bit(EBFQ_QF_FIRST_DISPATCH, &bq->flags)) {
+		bq->turn_start_ns = now;
 	}
 	ebfq_entity_charge(&bq->entity, blk_rq_sectors(rq), now);
 	/*

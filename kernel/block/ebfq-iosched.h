@@ -362,6 +362,7 @@ struct ebfq_data {
 	 * time it took, idle gaps left out.
 	 */
 	u64 peak_rate;
+	u64 rate_last;			/* the last window's rate */
 	u64 rate_busy_since_ns;		/* in_driver last went 0 -> 1 */
 	u64 rate_window_busy_ns;	/* busy time of the closed stretches */
 	unsigned long rate_window_sectors;
@@ -378,6 +379,7 @@ struct ebfq_data {
 	unsigned long wr_ended_early;	/* soft-RT ones back too soon */
 	unsigned long wr_preemptions;
 	unsigned long wr_injected;	/* requests sent by ebfq_wr_inject() */
+	unsigned long wr_bypassed;	/* ... by ebfq_wr_bypass() */
 
 	/*
 	 * Bursts: queues born close together in time (ebfq-wr.c). A burst
@@ -509,6 +511,8 @@ bool ebfq_dq_hold(const struct ebfq_data *ed, const struct ebfq_queue *bq,
 		  const struct request *rq);
 bool ebfq_wr_preempts(struct ebfq_data *ed, struct ebfq_queue *bq);
 struct request *ebfq_wr_inject(struct ebfq_data *ed, struct ebfq_queue *bq);
+struct request *ebfq_wr_bypass(struct ebfq_data *ed, struct ebfq_queue *bq);
+unsigned long ebfq_write_window(u64 peak_rate, u64 last_rate);
 
 /* ------------------------------------------------------------------ */
 /* Groups (ebfq-cgroup.c): the io controller's cgroups as entities.    */

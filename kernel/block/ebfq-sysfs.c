@@ -225,6 +225,7 @@ static int ebfq_state_show(void *data, struct seq_file *m)
 	spin_lock_irq(&ed->lock);
 	seq_printf(m, "peak_rate_sectors_per_s %llu\n", ed->peak_rate);
 	seq_printf(m, "peak_rate_samples %lu\n", ed->rate_samples);
+	seq_printf(m, "last_rate_sectors_per_s %llu\n", ed->rate_last);
 	seq_printf(m, "wr_duration_ms %llu\n",
 		   div_u64(ebfq_wr_duration_ns(ed->peak_rate,
 					       ed->tun.wr_max_time_ms),
@@ -237,6 +238,7 @@ static int ebfq_state_show(void *data, struct seq_file *m)
 	seq_printf(m, "raising_ended_early %lu\n", ed->wr_ended_early);
 	seq_printf(m, "preemptions %lu\n", ed->wr_preemptions);
 	seq_printf(m, "injected %lu\n", ed->wr_injected);
+	seq_printf(m, "bypassed %lu\n", ed->wr_bypassed);
 	seq_printf(m, "large_bursts %lu\n", ed->large_bursts);
 	seq_printf(m, "burst_id %u\nburst_size %u\nburst_large %d\n",
 		   ed->burst_id, ed->burst_size, ed->burst_large);

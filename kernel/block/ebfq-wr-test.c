@@ -2,8 +2,8 @@
 /*
  * KUnit suite of ebfq's responsiveness arithmetic (ebfq-wr.c): how long
  * raising lasts, the soft real-time rule, what a slow turn is charged, the
- * peak-rate filter, how groups scale what makes a streamer, and which
- * groups were served lately.
+ * peak-rate filter, the write window, how groups scale what makes a
+ * streamer, and which groups were served lately.
  */
 #include <kunit/test.h>
 #include <linux/prandom.h>
@@ -165,6 +165,22 @@ static void ebfq_test_rate_filter(struct kunit *test)
 	KUNIT_EXPECT_LE(test, rate, 50100ULL);
 }
 
+static void ebfq_test_write_window(struct kunit *test)
+{
+	/* 16 ms of writes, at 20480 sectors/s until a rate is measured. */
+	KUNIT_EXPECT_EQ(test, ebfq_write_window(0, 0), 327UL);
+	KUNIT_EXPECT_EQ(test, ebfq_write_window(52000, 0), 832UL);
+	/*
+	 * A flood of writes after a burst: the peak is still 11 times what
+	 * the device sustains, and the last window's rate counts.
+	 */
+	KUNIT_EXPECT_EQ(test, ebfq_write_window(600000, 52000), 832UL);
+	/* A burst's window does not widen it past the peak either. */
+	KUNIT_EXPECT_EQ(test, ebfq_write_window(52000, 600000), 832UL);
+	/* A slow card still takes 128 KiB of writes at a time. */
+	KUNIT_EXPECT_EQ(test, ebfq_write_window(4000, 2000), 256UL);
+}
+
 #ifdef CONFIG_IOSCHED_EBFQ_CGROUP
 static void ebfq_test_group_scale(struct kunit *test)
 {
@@ -251,6 +267,7 @@ static struct kunit_case ebfq_wr_cases[] = {
 	KUNIT_CASE(ebfq_test_softrt_kept),
 	KUNIT_CASE(ebfq_test_time_charge),
 	KUNIT_CASE(ebfq_test_rate_filter),
+	KUNIT_CASE(ebfq_test_write_window),
 #ifdef CONFIG_IOSCHED_EBFQ_CGROUP
 	KUNIT_CASE(ebfq_test_group_scale),
 	KUNIT_CASE(ebfq_test_other_group_served),

@@ -88,7 +88,7 @@ static const unsigned long ebfq_inject_min_sectors = 256;
 
 /*
  * Writes in the device at a time: as many sectors as it writes in this
- * long (ns) at the peak rate, at least ebfq_write_window_min (128 KiB).
+ * long (ns) at its current rate, at least ebfq_write_window_min (128 KiB).
  */
 static const u64 ebfq_write_window_ns = 16 * NSEC_PER_MSEC;
 static const unsigned long ebfq_write_window_min = 256;
@@ -646,10 +646,21 @@ unsigned long ebfq_wr_charge(struct ebfq_data *ed, struct ebfq_queue *bq,
 				ed->peak_rate, reason);
 }
 
-/* Sectors of writes the device may hold: ebfq_write_window_ns of them. */
-static unsigned long ebfq_write_window(const struct ebfq_data *ed)
+/**
+ * ebfq_write_window - sectors of writes the device may hold
+ * @peak_rate: the device's peak rate, sectors/s; 0 if not measured yet
+ * @last_rate: the rate of its last busy window, sectors/s; 0 if none
+ *
+ * As many as it writes in ebfq_write_window_ns at the lower of the two:
+ * the peak rate falls slowly (ebfq_rate_filter()), and a device that
+ * bursts, as a card does into its cache or QEMU's throttle into its
+ * bucket, shows a peak many times what it sustains under a flood of
+ * writes; for seconds after the flood starts, a window at the peak would
+ * let in that many times the writes a reader must then wait for.
+ */
+unsigned long ebfq_write_window(u64 peak_rate, u64 last_rate)
 {
-	u64 rate = ed->peak_rate ?: ebfq_wr_default_rate;
+	u64 rate = min_not_zero(peak_rate, last_rate) ?: ebfq_wr_default_rate;
 
 	return max_t(unsigned long,
 		     div_u64(rate * ebfq_write_window_ns, NSEC_PER_SEC),
@@ -685,5 +696,46 @@ bool ebfq_dq_hold(const struct ebfq_data *ed, const struct ebfq_queue *bq,
 	    ed->in_driver >= ebfq_wr_others_in_driver)
 		return true;
 	return op_is_write(req_op(rq)) && ed->write_in_driver &&
-	       ed->write_in_driver + blk_rq_sectors(rq) > ebfq_write_window(ed);
+	       ed->write_in_driver + blk_rq_sectors(rq) >
+	       ebfq_write_window(ed->peak_rate, ed->rate_last);
+}
+
+/**
+ * ebfq_wr_bypass - a raised queue's request to send while @bq's is held
+ * @ed: the device
+ * @bq: the queue in service, whose next request ebfq_dq_hold() holds
+ *
+ * B-WF2Q+ may put a queue that is not raised (a journal commit, say)
+ * ahead of a raised one whose finish is later, and ebfq_dq_hold() then
+ * holds its request for the raised queues' sake, until a request leaves
+ * the device: the raised queue would wait for that completion behind the
+ * very hold meant to protect it. Likewise behind a raised queue whose
+ * write the write window holds. So a request of another raised queue
+ * that B-WF2Q+ could choose now (ebfq_entity_path_eligible()), that its
+ * budget has room for and that is not held itself, goes first, out of
+ * turn; the engine charges it to its queue, as ebfq_wr_inject() does.
+ * @bq's request goes when the hold ends, as it would have.
+ *
+ * Return: the request, still queued, or NULL.
+ */
+struct request *ebfq_wr_bypass(struct ebfq_data *ed, struct ebfq_queue *bq)
+{
+	struct ebfq_queue *it;
+
+	lockdep_assert_held(&ed->lock);
+
+	list_for_each_entry(it, &ed->wr_queues, wr_node) {
+		struct ebfq_entity *entity = &it->entity;
+		struct request *rq;
+
+		if (it == bq || entity->where != EBFQ_ACTIVE ||
+		    !ebfq_entity_path_eligible(entity))
+			continue;
+		rq = ebfq_choose_request(ed, it);
+		if (entity->service + blk_rq_sectors(rq) > entity->budget ||
+		    ebfq_dq_hold(ed, it, rq))
+			continue;
+		return rq;
+	}
+	return NULL;
 }
