@@ -377,6 +377,7 @@ struct ebfq_data {
 	unsigned long wr_started[EBFQ_NR_WR_KINDS];
 	unsigned long wr_ended_heavy;	/* interactive ones that streamed */
 	unsigned long wr_ended_early;	/* soft-RT ones back too soon */
+	unsigned long wr_handed_over;	/* interactive ones gone soft-RT */
 	unsigned long wr_preemptions;
 	unsigned long wr_injected;	/* requests sent by ebfq_wr_inject() */
 	unsigned long wr_bypassed;	/* ... by ebfq_wr_bypass() */

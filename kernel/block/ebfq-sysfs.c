@@ -236,6 +236,7 @@ static int ebfq_state_show(void *data, struct seq_file *m)
 			   ed->wr_started[i]);
 	seq_printf(m, "raising_ended_streaming %lu\n", ed->wr_ended_heavy);
 	seq_printf(m, "raising_ended_early %lu\n", ed->wr_ended_early);
+	seq_printf(m, "raising_handed_over %lu\n", ed->wr_handed_over);
 	seq_printf(m, "preemptions %lu\n", ed->wr_preemptions);
 	seq_printf(m, "injected %lu\n", ed->wr_injected);
 	seq_printf(m, "bypassed %lu\n", ed->wr_bypassed);

@@ -326,12 +326,47 @@ void ebfq_wr_stop_all(struct ebfq_data *ed)
 		ebfq_wr_stop(ed, bq);
 }
 
+/*
+ * An interactive queue whose raising is up, and that asked on average no
+ * more than wr_max_softrt_rate over its raising: a player raised as it
+ * started, and playing now. At its plain weight, its next chunk would
+ * wait for a whole turn of the queue in service (a writer's, say), come
+ * late, and the next ones, read at once to catch up, would never show
+ * the idle periods the soft real-time rule looks for. As a soft real-time
+ * queue with its whole slack, it keeps its raising at each arrival only
+ * while ebfq_softrt_next_kept() says so.
+ */
+static bool ebfq_wr_goes_softrt(const struct ebfq_data *ed,
+				const struct ebfq_queue *bq)
+{
+	/* At most 2^21 sectors/s for at most a minute: no overflow. */
+	u64 raised_ns = bq->wr_end_ns - bq->wr_start_ns;
+
+	return bq->wr_kind == EBFQ_WR_INTERACTIVE &&
+	       (u64)bq->wr_service * NSEC_PER_SEC <=
+	       (u64)ed->tun.wr_max_softrt_rate * raised_ns;
+}
+
+/* A raising whose time is up ends, or goes on as soft real-time. */
+static void ebfq_wr_expire(struct ebfq_data *ed, struct ebfq_queue *bq,
+			   u64 now)
+{
+	if (ebfq_wr_goes_softrt(ed, bq)) {
+		ed->wr_handed_over++;
+		ebfq_wr_start(ed, bq, EBFQ_WR_SOFT_RT, now);
+	} else {
+		ebfq_wr_stop(ed, bq);
+	}
+}
+
 /**
  * ebfq_wr_check - end the raisings whose time is up
  * @ed: the device
  * @now: ebfq_now()
  *
- * Cheap when nothing is due: called on every dispatch.
+ * An interactive queue that already behaves as a soft real-time one is
+ * raised as one instead (ebfq_wr_goes_softrt()). Cheap when nothing is
+ * due: called on every dispatch.
  */
 void ebfq_wr_check(struct ebfq_data *ed, u64 now)
 {
@@ -344,8 +379,8 @@ void ebfq_wr_check(struct ebfq_data *ed, u64 now)
 		return;
 	list_for_each_entry_safe(bq, tmp, &ed->wr_queues, wr_node) {
 		if (now >= bq->wr_end_ns)
-			ebfq_wr_stop(ed, bq);
-		else
+			ebfq_wr_expire(ed, bq, now);
+		if (ebfq_wr_raised(bq))
 			next = min(next, bq->wr_end_ns);
 	}
 	ed->wr_next_end_ns = next;
@@ -416,7 +451,7 @@ bool ebfq_wr_queue_busy(struct ebfq_data *ed, struct ebfq_queue *bq,
 	bool new = !bq->busy_start_ns;
 	bool long_idle = !new && now - bq->idle_start_ns >=
 			 (u64)ed->tun.wr_min_idle_time_ms * NSEC_PER_MSEC;
-	bool softrt = !new && now >= bq->softrt_next_ns;
+	bool softrt;
 
 	lockdep_assert_held(&ed->lock);
 
@@ -424,7 +459,8 @@ bool ebfq_wr_queue_busy(struct ebfq_data *ed, struct ebfq_queue *bq,
 	bq->busy_service = 0;
 
 	if (ebfq_wr_raised(bq) && now >= bq->wr_end_ns)
-		ebfq_wr_stop(ed, bq);
+		ebfq_wr_expire(ed, bq, now);
+	softrt = !new && now >= bq->softrt_next_ns;
 	if (!ed->tun.low_latency || !test_bit(EBFQ_QF_SYNC, &bq->flags) ||
 	    test_bit(EBFQ_QF_KTHREAD, &bq->flags) ||
 	    test_bit(EBFQ_QF_LARGE_BURST, &bq->flags) ||

@@ -7,7 +7,8 @@
 #  - a new process that starts while streamers keep the device busy is
 #    raised and takes the device from them (a preemption), while the
 #    streamers themselves are no longer raised;
-#  - a reader of small chunks at a steady period becomes soft real-time;
+#  - a reader of small chunks at a steady period becomes soft real-time,
+#    straight from its interactive raising, with no gap unraised;
 #  - of two raised readers that think between their reads, the one not in
 #    service is sent while the one in service thinks (injection);
 #  - low_latency=0 ends every raising at once and raises nobody after.
@@ -64,6 +65,18 @@ stays_softrt() {
 				bad = 1
 		}
 	} END { exit !rt || bad }'
+}
+
+# stays_raised KINDS: once raised, of either kind, never unraised again.
+stays_raised() {
+	echo "$1" | awk '{
+		for (i = 1; i <= NF; i++) {
+			if ($i == "interactive" || $i == "soft-rt")
+				raised = 1
+			else if (raised && $i == "none")
+				bad = 1
+		}
+	} END { exit !raised || bad }'
 }
 
 # streamers N: N long sequential readers in the background; their pids in
@@ -193,6 +206,7 @@ run() {
 	# short so that the soft-RT rule has the time to take over.
 	echo 300 >"$ios/wr_max_time"
 	rt0=$(stat raised_soft-rt)
+	ho0=$(stat raising_handed_over)
 	early0=$(stat raising_ended_early)
 	ebfq-io softrt "/dev/$dev" 256 40 4 >/tmp/softrt.out &
 	pid=$!
@@ -209,6 +223,14 @@ run() {
 	# raised, and lose it as soon as it streams again.
 	check "$dev: it keeps its raising while its rate holds ($kinds)" \
 		stays_softrt "$kinds"
+	# Its interactive raising ran out while it read at less than
+	# wr_max_softrt_rate (8 chunks, 4096 sectors, in 300 ms): it went on
+	# as soft real-time at once, rather than wait for a streamer's turn
+	# at its plain weight.
+	check "$dev: its interactive raising was handed over to soft real-time" \
+		test "$(stat raising_handed_over)" -gt "$ho0"
+	check "$dev: it goes from interactive to soft real-time raising with no gap ($kinds)" \
+		stays_raised "$kinds"
 	echo 0 >"$ios/wr_max_time"
 
 	# low_latency=0 ends raisings at once and raises nobody.
