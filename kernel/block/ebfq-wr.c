@@ -586,6 +586,19 @@ bool ebfq_wr_preempts(struct ebfq_data *ed, struct ebfq_queue *bq)
 	return false;
 }
 
+/*
+ * Whether @rq, the next request of raised queue @bq, may go out of turn:
+ * its queue's budget has room for it and the device queue does not hold
+ * it. ebfq_entity_charge() then charges it to @bq.
+ */
+static bool ebfq_wr_may_go(const struct ebfq_data *ed,
+			   const struct ebfq_queue *bq,
+			   const struct request *rq)
+{
+	return bq->entity.service + blk_rq_sectors(rq) <= bq->entity.budget &&
+	       !ebfq_dq_hold(ed, bq, rq);
+}
+
 /**
  * ebfq_wr_inject - a request to send while the raised queue in service thinks
  * @ed: the device
@@ -644,8 +657,7 @@ struct request *ebfq_wr_inject(struct ebfq_data *ed, struct ebfq_queue *bq)
 			continue;
 		rq = ebfq_choose_request(ed, it);
 		if (blk_rq_sectors(rq) > max_sectors ||
-		    entity->service + blk_rq_sectors(rq) > entity->budget ||
-		    ebfq_dq_hold(ed, it, rq))
+		    !ebfq_wr_may_go(ed, it, rq))
 			continue;
 		best = rq;
 		best_entity = entity;
@@ -768,10 +780,8 @@ struct request *ebfq_wr_bypass(struct ebfq_data *ed, struct ebfq_queue *bq)
 		    !ebfq_entity_path_eligible(entity))
 			continue;
 		rq = ebfq_choose_request(ed, it);
-		if (entity->service + blk_rq_sectors(rq) > entity->budget ||
-		    ebfq_dq_hold(ed, it, rq))
-			continue;
-		return rq;
+		if (ebfq_wr_may_go(ed, it, rq))
+			return rq;
 	}
 	return NULL;
 }
