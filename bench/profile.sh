@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Where each scheduler's CPU time goes in the CPU cost workload: the
-# kernel's tick profile of the cost runs (scripts/bench.sh --profile),
-# which the guest left in DIR/result.txt as "K SCHED REP BUCKET COUNT"
-# lines, resolved against the kernel's System.map into DIR/profile.md:
-# the functions with the most ticks, in microseconds per I/O (a
-# function's share of the scheduler's ticks times 1 / its mean IOPS).
+# Where each scheduler's CPU time goes: the kernel's tick profile of the
+# CPU cost runs and of the soft real-time runs under the writers
+# (scripts/bench.sh --profile), which the guest left in DIR/result.txt as
+# "K WORKLOAD SCHED REP BUCKET COUNT" lines, resolved against the kernel's
+# System.map into DIR/profile.md, a table per workload of the functions
+# with the most ticks:
+#  - cost: microseconds per I/O (a function's share of the scheduler's
+#    ticks times 1 / its mean IOPS);
+#  - softrt: per cent of the scheduler's ticks, over its runs. The tick
+#    stops while the CPU idles (NO_HZ_IDLE), and under TCG a vCPU held
+#    in a device's emulation takes one tick however long it is held: the
+#    ticks are samples of where the CPU was, not a measure of time.
 #
 #   bench/profile.sh DIR SYSTEM_MAP [ROWS]
 #
@@ -37,47 +43,69 @@ while read -r addr type name _; do
 	case $type in [tTwW]) printf '%d S %s\n' "0x$addr" "$name" ;; esac
 done <"$map" >"$tmp"
 awk -v base=$((16#$stext)) -v bucket="$bucket" \
-	'/^K / { printf "%.0f K %s %d\n", base + $4 * bucket, $2, $5 }' "$res" >>"$tmp"
+	'/^K / { printf "%.0f K %s %s %s %d\n", base + $5 * bucket, $2, $3, $4, $6 }' "$res" >>"$tmp"
 
 {
-	echo "# Where the CPU goes: the cost workload under the tick profiler"
+	echo "# Where the CPU goes, under the tick profiler"
 	echo
 	sed -n 's/^# bench: /- /p' "$res"
 	echo "- $(date -u +%F), commit $(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)"
 	echo
-	echo "Microseconds per I/O, by function (a tick taken with interrupts off"
-	echo "counts where they come back on):"
-	echo
+	echo "A tick taken with interrupts off counts where they come back on."
+	# Lines in address order: "ADDR S SYMBOL" starts a function, and
+	# "ADDR K WORKLOAD SCHED REP TICKS" are its buckets' ticks.
 	sort -k1,1n -k2,2r "$tmp" | awk -v rows="$rows" -v res="$res" '
 	BEGIN {
 		while ((getline line < res) > 0) {
 			split(line, f, " ")
 			if (f[1] == "S" && f[2] == "cost" && f[6] == "iops") {
 				iops[f[4]] += f[7]
-				runs[f[4]]++
+				ios[f[4]]++
+			}
+			# Workloads and schedulers in the order the guest ran them.
+			if (f[1] == "K" && !((f[2], f[3]) in known)) {
+				known[f[2], f[3]] = 1
+				if (!(f[2] in nw))
+					works[++nworks] = f[2]
+				order[f[2], ++nw[f[2]]] = f[3]
 			}
 		}
+		title["cost"] = "## CPU cost: microseconds per I/O, by function"
+		title["softrt"] = "## Soft real-time under the writers: per cent of the ticks, by function"
 	}
 	$2 == "S" { fn = $3; next }
 	{
-		if (!($3 in total))
-			order[++no] = $3
-		t[$3, fn] += $4
-		total[$3] += $4
-		seen[fn] = 1
+		w = $3; s = $4
+		if (!((w, s, $5) in run)) {
+			run[w, s, $5] = 1
+			runs[w, s]++
+		}
+		t[w, s, fn] += $6
+		total[w, s] += $6
+		seen[w, fn] = 1
 	}
-	END {
+	# scale[w, s]: what one tick of workload w under scheduler s is worth.
+	function table(w,    i, j, s, ns, names, hdr, sep, row, fun, v, max, cmd) {
+		print ""
+		print (w in title ? title[w] : "## " w ": ticks per run, by function")
+		print ""
 		ns = 0
-		for (j = 1; j <= no; j++) {
-			s = order[j]
-			if (!runs[s] || !iops[s])
-				continue
+		for (j = 1; j <= nw[w]; j++) {
+			s = order[w, j]
+			if (w == "cost") {
+				if (!ios[s] || !iops[s])
+					continue
+				scale[w, s] = 1e6 * ios[s] / iops[s] / total[w, s]
+			} else if (w == "softrt") {
+				scale[w, s] = 100 / total[w, s]
+			} else {
+				scale[w, s] = 1 / runs[w, s]
+			}
 			names[++ns] = s
-			us[s] = 1e6 * runs[s] / iops[s] / total[s]
 		}
 		if (!ns) {
-			print "(no cost samples to scale the ticks by)"
-			exit
+			print "(no samples to scale the ticks by)"
+			return
 		}
 		hdr = "| function |"
 		sep = "| --- |"
@@ -87,17 +115,22 @@ awk -v base=$((16#$stext)) -v bucket="$bucket" \
 		}
 		print hdr
 		print sep
-		row = "| every function (µs per I/O) |"
-		for (i = 1; i <= ns; i++)
-			row = row sprintf(" %.1f |", total[names[i]] * us[names[i]])
+		row = "| every function" (w == "softrt" ? ", ticks per run |" : " |")
+		for (i = 1; i <= ns; i++) {
+			s = names[i]
+			v = w == "softrt" ? total[w, s] / runs[w, s] : total[w, s] * scale[w, s]
+			row = row sprintf(" %.1f |", v)
+		}
 		print row
 		fflush()
 		cmd = "sort -t \"\t\" -k1,1gr | head -n " rows " | cut -f2-"
-		for (fun in seen) {
+		for (fun in fns) {
+			if (!((w, fun) in seen))
+				continue
 			max = 0
 			row = "| " fun " |"
 			for (i = 1; i <= ns; i++) {
-				v = t[names[i], fun] * us[names[i]]
+				v = t[w, names[i], fun] * scale[w, names[i]]
 				if (v > max)
 					max = v
 				row = row sprintf(" %.2f |", v)
@@ -105,6 +138,14 @@ awk -v base=$((16#$stext)) -v bucket="$bucket" \
 			printf "%f\t%s\n", max, row | cmd
 		}
 		close(cmd)
+	}
+	END {
+		for (k in seen) {
+			split(k, kk, SUBSEP)
+			fns[kk[2]] = 1
+		}
+		for (i = 1; i <= nworks; i++)
+			table(works[i])
 	}'
 } >"$dir/profile.md"
 progress profile "${dir#"$top"/}/profile.md"
