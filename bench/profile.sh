@@ -2,17 +2,20 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Where each scheduler's CPU time goes: the kernel's tick profile of the
-# CPU cost runs and of the soft real-time runs under the writers
-# (scripts/bench.sh --profile), which the guest left in DIR/result.txt as
+# CPU cost runs, of the start-ups under each load (startup-LOAD) and of
+# the soft real-time runs under the writers (scripts/bench.sh
+# --profile), which the guest left in DIR/result.txt as
 # "K WORKLOAD SCHED REP BUCKET COUNT" lines, resolved against the kernel's
 # System.map into DIR/profile.md, a table per workload of the functions
 # with the most ticks:
 #  - cost: microseconds per I/O (a function's share of the scheduler's
 #    ticks times 1 / its mean IOPS);
-#  - softrt: per cent of the scheduler's ticks, over its runs. The tick
+#  - the others: per cent of the scheduler's ticks, over its runs. The tick
 #    stops while the CPU idles (NO_HZ_IDLE), and under TCG a vCPU held
 #    in a device's emulation takes one tick however long it is held: the
 #    ticks are samples of where the CPU was, not a measure of time.
+# The profiler counts the ticks that find the CPU in the kernel only: a
+# process's own computing, in user mode, is not in these tables.
 #
 #   bench/profile.sh DIR SYSTEM_MAP [ROWS]
 #
@@ -87,7 +90,12 @@ awk -v base=$((16#$stext)) -v bucket="$bucket" \
 	# scale[w, s]: what one tick of workload w under scheduler s is worth.
 	function table(w,    i, j, s, ns, names, hdr, sep, row, fun, v, max, cmd) {
 		print ""
-		print (w in title ? title[w] : "## " w ": ticks per run, by function")
+		if (w in title)
+			print title[w]
+		else if (w ~ /^startup-/)
+			print "## Start-ups under " substr(w, 9) ": per cent of the ticks, by function"
+		else
+			print "## " w ": per cent of the ticks, by function"
 		print ""
 		ns = 0
 		for (j = 1; j <= nw[w]; j++) {
@@ -96,10 +104,8 @@ awk -v base=$((16#$stext)) -v bucket="$bucket" \
 				if (!ios[s] || !iops[s])
 					continue
 				scale[w, s] = 1e6 * ios[s] / iops[s] / total[w, s]
-			} else if (w == "softrt") {
-				scale[w, s] = 100 / total[w, s]
 			} else {
-				scale[w, s] = 1 / runs[w, s]
+				scale[w, s] = 100 / total[w, s]
 			}
 			names[++ns] = s
 		}
@@ -115,10 +121,10 @@ awk -v base=$((16#$stext)) -v bucket="$bucket" \
 		}
 		print hdr
 		print sep
-		row = "| every function" (w == "softrt" ? ", ticks per run |" : " |")
+		row = "| every function" (w == "cost" ? " |" : ", ticks per run |")
 		for (i = 1; i <= ns; i++) {
 			s = names[i]
-			v = w == "softrt" ? total[w, s] / runs[w, s] : total[w, s] * scale[w, s]
+			v = w == "cost" ? total[w, s] * scale[w, s] : total[w, s] / runs[w, s]
 			row = row sprintf(" %.1f |", v)
 		}
 		print row

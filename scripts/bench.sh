@@ -40,11 +40,11 @@
 #             device or for the one vCPU the loads also want (the results
 #             record the guest's CPU count)
 #   --profile where the CPU goes in the cost workload (the only one run
-#             unless --workloads says more) and in the soft real-time
-#             runs under the writers: the prof kernel (make kernel
-#             FLAVOUR=prof: ebfq built in, 1000 Hz tick) booted with
-#             profile=2; bench/profile.sh writes profile.md beside the
-#             tables
+#             unless --workloads says more), in the start-ups under load
+#             and in the soft real-time runs under the writers: the prof
+#             kernel (make kernel FLAVOUR=prof: ebfq built in, 1000 Hz
+#             tick) booted with profile=2; bench/profile.sh writes
+#             profile.md beside the tables
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/lib.sh"
@@ -116,7 +116,7 @@ make_what="make kernel rootfs module"
 if [ "$kprof" = 1 ]; then
 	[ "$quick$smoke$record" = 000 ] || die "--profile goes with none of --quick, --smoke, --record"
 	workloads=${workloads:-cost}
-	case ,$workloads, in *,cost,* | *,softrt,*) ;; *) die "--profile profiles the cost and softrt workloads: --workloads must include one" ;; esac
+	case ,$workloads, in *,cost,* | *,startup,* | *,softrt,*) ;; *) die "--profile profiles the cost, startup and softrt workloads: --workloads must include one" ;; esac
 	kernel=$BUILD/kernel-prof/arch/arm/boot/zImage
 	# ebfq is built in: no module to load.
 	module_cpio=/dev/null
