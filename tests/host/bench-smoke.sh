@@ -28,7 +28,7 @@ refused "an unknown profile" "$top/scripts/bench.sh" no-such-profile
 refused "a profile that shapes no drive" "$top/scripts/bench.sh" none
 refused "--reps x" "$top/scripts/bench.sh" --reps x emmc
 refused "--trace without the softrt workload" "$top/scripts/bench.sh" --trace --workloads cost emmc
-refused "--profile without the cost or softrt workload" "$top/scripts/bench.sh" --profile --workloads startup emmc
+refused "--profile without a workload it profiles" "$top/scripts/bench.sh" --profile --workloads fairness emmc
 refused "--trace with --smoke" "$top/scripts/bench.sh" --trace --smoke emmc
 
 if ! "$top/scripts/bench.sh" --smoke emmc >"$BUILD/logs/bench-smoke.log" 2>&1; then
