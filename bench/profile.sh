@@ -65,9 +65,12 @@ awk -v base=$((16#$stext)) -v bucket="$bucket" \
 				iops[f[4]] += f[7]
 				ios[f[4]]++
 			}
-			# Workloads and schedulers in the order the guest ran them.
-			if (f[1] == "K" && !((f[2], f[3]) in known)) {
-				known[f[2], f[3]] = 1
+			# Workloads and schedulers in the order the guest ran
+			# them, and how many runs of each.
+			if (f[1] != "K" || (f[2], f[3], f[4]) in run)
+				continue
+			run[f[2], f[3], f[4]] = 1
+			if (!runs[f[2], f[3]]++) {
 				if (!(f[2] in nw))
 					works[++nworks] = f[2]
 				order[f[2], ++nw[f[2]]] = f[3]
@@ -79,13 +82,10 @@ awk -v base=$((16#$stext)) -v bucket="$bucket" \
 	$2 == "S" { fn = $3; next }
 	{
 		w = $3; s = $4
-		if (!((w, s, $5) in run)) {
-			run[w, s, $5] = 1
-			runs[w, s]++
-		}
 		t[w, s, fn] += $6
 		total[w, s] += $6
 		seen[w, fn] = 1
+		fns[fn] = 1
 	}
 	# scale[w, s]: what one tick of workload w under scheduler s is worth.
 	function table(w,    i, j, s, ns, names, hdr, sep, row, fun, v, max, cmd) {
@@ -146,10 +146,6 @@ awk -v base=$((16#$stext)) -v bucket="$bucket" \
 		close(cmd)
 	}
 	END {
-		for (k in seen) {
-			split(k, kk, SUBSEP)
-			fns[kk[2]] = 1
-		}
 		for (i = 1; i <= nworks; i++)
 			table(works[i])
 	}'
