@@ -29,8 +29,8 @@
 #             treecopy)
 #   --out DIR  results in DIR/PROFILE rather than build/bench/PROFILE
 #   --debug   the scheduler's debugfs state once a second during the
-#             start-ups under load and the soft-RT runs, as '# D' lines in
-#             result.txt
+#             start-ups under load, the fairness, cgroup, soft-RT and CPU
+#             cost runs, as '# D' lines in result.txt
 #   --trace   the block tracepoints while the soft-RT reader runs under
 #             the writers: bench/trace-report.sh writes trace.md, where
 #             each of its slow reads waited (scheduler or device) and
