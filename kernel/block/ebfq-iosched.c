@@ -203,6 +203,7 @@ static void ebfq_add_request(struct ebfq_data *ed, struct ebfq_queue *bq,
 {
 	struct request_queue *q = ed->queue;
 	bool sync = rq_is_sync(rq);
+	enum ebfq_fresh fresh;
 	bool raised;
 
 	lockdep_assert_held(&ed->lock);
@@ -242,12 +243,20 @@ static void ebfq_add_request(struct ebfq_data *ed, struct ebfq_queue *bq,
 
 	/*
 	 * A raised queue starts at V: were it to wait for an old finish, it
-	 * could not take the device from the queue it preempts below.
+	 * could not take the device from the queue it preempts below. So do
+	 * its groups for a start-up, or with wr_groups; a soft real-time
+	 * queue's groups keep their shares.
 	 */
 	raised = ebfq_wr_queue_busy(ed, bq, op_is_write(req_op(rq)), now);
+	if (!raised)
+		fresh = EBFQ_REMEMBER;
+	else if (bq->wr_kind == EBFQ_WR_INTERACTIVE || ed->tun.wr_groups)
+		fresh = EBFQ_FRESH_ALL;
+	else
+		fresh = EBFQ_FRESH_QUEUE;
 	bq->entity.budget = max_t(unsigned long, bq->next_budget,
 				  blk_rq_sectors(rq));
-	ebfq_entity_activate(&bq->entity, raised);
+	ebfq_entity_activate(&bq->entity, fresh);
 	/* A raised queue does not wait for the turn of one that is not. */
 	if (raised && ed->in_service && !ebfq_wr_raised(ed->in_service) &&
 	    ebfq_entity_path_eligible(&bq->entity)) {
@@ -497,12 +506,13 @@ static bool ebfq_may_idle(struct ebfq_data *ed, struct ebfq_queue *bq,
 	/*
 	 * An application starting up thinks between its reads: keep the
 	 * device for it, seeky or not. A soft-RT queue is done with its burst
-	 * and preempts when the next one comes.
+	 * and preempts when the next one comes, unless a raised queue, which
+	 * it cannot preempt, would take the device from its group or weight.
 	 */
 	if (bq->wr_kind == EBFQ_WR_INTERACTIVE)
 		return true;
 	if (bq->wr_kind == EBFQ_WR_SOFT_RT)
-		return false;
+		return ebfq_wr_rivals(ed, bq);
 	/* A raised queue may go now: idling would only keep it waiting. */
 	if (ebfq_wr_preempts(ed, bq))
 		return false;

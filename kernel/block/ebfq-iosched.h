@@ -153,12 +153,23 @@ static inline u64 ebfq_subtree_min_start(const struct ebfq_entity *entity)
 	return min_start;
 }
 
+/*
+ * What ebfq_entity_activate() does with a finish remembered on an idle
+ * tree that is later than V.
+ */
+enum ebfq_fresh {
+	EBFQ_REMEMBER,		/* start there: the entity had its share */
+	EBFQ_FRESH_QUEUE,	/* the entity starts at V, its groups there */
+	EBFQ_FRESH_ALL,		/* it and the groups activated with it at V */
+};
+
 /* ebfq-wf2q.c: the engine, free of any block layer state. */
 void ebfq_sd_init(struct ebfq_sched_data *sd, struct ebfq_entity *owner);
 void ebfq_entity_init(struct ebfq_entity *entity, struct ebfq_sched_data *sd,
 		      const struct ebfq_entity_ops *ops, unsigned int weight,
 		      enum ebfq_class class_idx);
-void ebfq_entity_activate(struct ebfq_entity *entity, bool fresh);
+void ebfq_entity_activate(struct ebfq_entity *entity,
+			  enum ebfq_fresh fresh);
 void ebfq_entity_deactivate(struct ebfq_entity *entity);
 struct ebfq_entity *ebfq_sd_select(struct ebfq_sched_data *sd, u64 now_ns);
 void ebfq_entity_charge(struct ebfq_entity *entity, unsigned long sectors,
@@ -511,6 +522,7 @@ unsigned long ebfq_wr_charge(struct ebfq_data *ed, struct ebfq_queue *bq,
 bool ebfq_dq_hold(const struct ebfq_data *ed, const struct ebfq_queue *bq,
 		  const struct request *rq);
 bool ebfq_wr_preempts(struct ebfq_data *ed, struct ebfq_queue *bq);
+bool ebfq_wr_rivals(struct ebfq_data *ed, struct ebfq_queue *bq);
 struct request *ebfq_wr_inject(struct ebfq_data *ed, struct ebfq_queue *bq);
 struct request *ebfq_wr_bypass(struct ebfq_data *ed, struct ebfq_queue *bq);
 unsigned long ebfq_write_window(u64 peak_rate, u64 last_rate);

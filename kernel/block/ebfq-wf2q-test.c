@@ -136,7 +136,7 @@ static void random_arrivals(struct test_entity *te, struct rnd_state *rnd,
 		if ((te[i].e.where == EBFQ_NOWHERE ||
 		     te[i].e.where == EBFQ_IDLE) &&
 		    prandom_u32_state(rnd) % one_in == 0)
-			ebfq_entity_activate(&te[i].e, false);
+			ebfq_entity_activate(&te[i].e, EBFQ_REMEMBER);
 	}
 }
 
@@ -236,7 +236,7 @@ static void check_shares(struct kunit *test, const unsigned int *weights,
 	v0 = sd.tree[EBFQ_CLASS_BE].vtime;
 	for (i = 0; i < nr; i++) {
 		te_init(&te[i], &sd, weights[i], EBFQ_CLASS_BE, budget);
-		ebfq_entity_activate(&te[i].e, false);
+		ebfq_entity_activate(&te[i].e, EBFQ_REMEMBER);
 		wsum += weights[i];
 	}
 	for (round = 0; round < 3000; round++) {
@@ -280,7 +280,7 @@ static void ebfq_test_shares_wraparound(struct kunit *test)
 	ebfq_sd_init(&sd, NULL);
 	sd_set_vtime(&sd, v0);
 	te_init(&a, &sd, 1, EBFQ_CLASS_BE, 1 << 15);
-	ebfq_entity_activate(&a.e, false);
+	ebfq_entity_activate(&a.e, EBFQ_REMEMBER);
 	serve(test, &sd, 0, 1 << 15, true);
 	KUNIT_EXPECT_LT(test, sd.tree[EBFQ_CLASS_BE].vtime, v0);
 	KUNIT_EXPECT_TRUE(test, ebfq_vt_after(sd.tree[EBFQ_CLASS_BE].vtime, v0));
@@ -294,8 +294,8 @@ static void two_busy(struct ebfq_sched_data *sd, struct test_entity *a,
 	ebfq_sd_init(sd, NULL);
 	te_init(a, sd, 10, EBFQ_CLASS_BE, 1000);
 	te_init(b, sd, 10, EBFQ_CLASS_BE, 1000);
-	ebfq_entity_activate(&a->e, false);
-	ebfq_entity_activate(&b->e, false);
+	ebfq_entity_activate(&a->e, EBFQ_REMEMBER);
+	ebfq_entity_activate(&b->e, EBFQ_REMEMBER);
 }
 
 /*
@@ -330,7 +330,7 @@ static void ebfq_test_idle_tree(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, finish, ebfq_vt_delta(500, 10));
 
 	/* Back soon: it starts where it left, not at V. */
-	ebfq_entity_activate(&a.e, false);
+	ebfq_entity_activate(&a.e, EBFQ_REMEMBER);
 	KUNIT_EXPECT_EQ(test, a.e.start, finish);
 	KUNIT_EXPECT_EQ(test, a.holds, 1);
 
@@ -371,8 +371,8 @@ static void ebfq_test_all_idle_keeps_history(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, a.forgets, 0);
 
 	/* Both back: a received 100 times more, b goes first. */
-	ebfq_entity_activate(&a.e, false);
-	ebfq_entity_activate(&b.e, false);
+	ebfq_entity_activate(&a.e, EBFQ_REMEMBER);
+	ebfq_entity_activate(&b.e, EBFQ_REMEMBER);
 	KUNIT_EXPECT_PTR_EQ(test, serve(test, &sd, 0, 10, false), &b);
 	KUNIT_EXPECT_NULL(test, ebfq_sd_check(&sd));
 
@@ -396,7 +396,7 @@ static void ebfq_test_fresh_start(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, ebfq_vt_after(a.e.finish,
 					      sd.tree[EBFQ_CLASS_BE].vtime));
 
-	ebfq_entity_activate(&a.e, true);
+	ebfq_entity_activate(&a.e, EBFQ_FRESH_ALL);
 	KUNIT_EXPECT_EQ(test, a.e.start, sd.tree[EBFQ_CLASS_BE].vtime);
 	KUNIT_EXPECT_EQ(test, a.e.where, EBFQ_ACTIVE);
 	/* Off the idle tree without a new reference, nor a lost one. */
@@ -482,7 +482,7 @@ static void ebfq_test_out_of_turn(struct kunit *test)
 	/* Even a fresh start begins there: b had no turn since. */
 	vtime = st->vtime;
 	KUNIT_ASSERT_TRUE(test, ebfq_vt_after(start, vtime));
-	ebfq_entity_activate(&b.e, true);
+	ebfq_entity_activate(&b.e, EBFQ_FRESH_ALL);
 	KUNIT_EXPECT_EQ(test, b.e.start, start + ebfq_vt_delta(200, 10));
 	KUNIT_EXPECT_EQ(test, b.e.service, 0UL);
 	EXPECT_SD_SOUND(test, &sd);
@@ -515,9 +515,9 @@ static void ebfq_test_out_of_turn_groups(struct kunit *test)
 	te_init(&q1, gsd1, 100, EBFQ_CLASS_BE, 1000);
 	te_init(&q3, gsd1, 100, EBFQ_CLASS_BE, 1000);
 	te_init(&q2, gsd2, 100, EBFQ_CLASS_BE, 1000);
-	ebfq_entity_activate(&q1.e, false);
-	ebfq_entity_activate(&q3.e, false);
-	ebfq_entity_activate(&q2.e, false);
+	ebfq_entity_activate(&q1.e, EBFQ_REMEMBER);
+	ebfq_entity_activate(&q3.e, EBFQ_REMEMBER);
+	ebfq_entity_activate(&q2.e, EBFQ_REMEMBER);
 
 	e = ebfq_sd_select(root, 0);
 	KUNIT_ASSERT_PTR_EQ(test, e, &q1.e);
@@ -552,6 +552,67 @@ static void ebfq_test_out_of_turn_groups(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, g2.holds, g2.forgets);
 	KUNIT_EXPECT_EQ(test, q2.holds, q2.forgets);
 	KUNIT_EXPECT_EQ(test, q3.holds, q3.forgets);
+}
+
+/*
+ * A queue in a group that had its turn, ran dry and comes back: a soft
+ * real-time queue (EBFQ_FRESH_QUEUE) starts at its group's V, and the
+ * group at its remembered finish, past the other group's; a start-up
+ * (EBFQ_FRESH_ALL) starts the group at V too.
+ */
+static void ebfq_test_fresh_groups(struct kunit *test)
+{
+	/* Three schedulers are too large for the stack. */
+	struct ebfq_sched_data *root = kunit_kcalloc(test, 3, sizeof(*root),
+						     GFP_KERNEL);
+	struct ebfq_sched_data *gsd1 = root + 1, *gsd2 = root + 2;
+	struct ebfq_service_tree *st = &root->tree[EBFQ_CLASS_BE];
+	struct test_entity g1, g2, q1, q2;
+	u64 finish;
+
+	KUNIT_ASSERT_NOT_NULL(test, root);
+
+	ebfq_sd_init(root, NULL);
+	te_init(&g1, root, 100, EBFQ_CLASS_BE, 1000);
+	te_init(&g2, root, 100, EBFQ_CLASS_BE, 1000);
+	ebfq_sd_init(gsd1, &g1.e);
+	ebfq_sd_init(gsd2, &g2.e);
+	te_init(&q1, gsd1, 100, EBFQ_CLASS_BE, 1000);
+	te_init(&q2, gsd2, 100, EBFQ_CLASS_BE, 1000);
+	ebfq_entity_activate(&q1.e, EBFQ_REMEMBER);
+	ebfq_entity_activate(&q2.e, EBFQ_REMEMBER);
+
+	/* Ties go to the first activated: q1 has a whole turn, runs dry. */
+	KUNIT_ASSERT_PTR_EQ(test, serve(test, root, 0, 1000, false), &q1);
+	KUNIT_ASSERT_EQ(test, g1.e.where, EBFQ_IDLE);
+	KUNIT_ASSERT_TRUE(test, ebfq_vt_after(g1.e.finish, st->vtime));
+	finish = g1.e.finish;
+
+	ebfq_entity_activate(&q1.e, EBFQ_FRESH_QUEUE);
+	KUNIT_EXPECT_EQ(test, q1.e.start, gsd1->tree[EBFQ_CLASS_BE].vtime);
+	KUNIT_EXPECT_EQ(test, g1.e.start, finish);
+	KUNIT_EXPECT_FALSE(test, ebfq_entity_path_eligible(&q1.e));
+	EXPECT_SD_SOUND(test, root);
+
+	/* Gone again before its turn: the group remembers the same finish. */
+	ebfq_entity_deactivate(&q1.e);
+	KUNIT_ASSERT_EQ(test, g1.e.where, EBFQ_IDLE);
+	KUNIT_EXPECT_EQ(test, g1.e.finish, finish);
+
+	ebfq_entity_activate(&q1.e, EBFQ_FRESH_ALL);
+	KUNIT_EXPECT_EQ(test, g1.e.start, st->vtime);
+	KUNIT_EXPECT_TRUE(test, ebfq_entity_path_eligible(&q1.e));
+	EXPECT_SD_SOUND(test, root);
+
+	ebfq_entity_deactivate(&q1.e);
+	ebfq_entity_deactivate(&q2.e);
+	ebfq_sd_flush_idle(gsd1);
+	ebfq_sd_flush_idle(gsd2);
+	ebfq_sd_flush_idle(root);
+	KUNIT_EXPECT_EQ(test, g1.holds, g1.forgets);
+	KUNIT_EXPECT_EQ(test, g2.holds, g2.forgets);
+	KUNIT_EXPECT_EQ(test, q1.holds, q1.forgets);
+	KUNIT_EXPECT_EQ(test, q2.holds, q2.forgets);
 }
 
 /* After its turn a busy entity waits until the others had their share. */
@@ -598,9 +659,9 @@ static void ebfq_test_classes(struct kunit *test)
 	te_init(&rt, &sd, 10, EBFQ_CLASS_RT, 100);
 	te_init(&be, &sd, 80, EBFQ_CLASS_BE, 100);
 	te_init(&idle, &sd, 80, EBFQ_CLASS_IDLE, 100);
-	ebfq_entity_activate(&idle.e, false);
-	ebfq_entity_activate(&be.e, false);
-	ebfq_entity_activate(&rt.e, false);
+	ebfq_entity_activate(&idle.e, EBFQ_REMEMBER);
+	ebfq_entity_activate(&be.e, EBFQ_REMEMBER);
+	ebfq_entity_activate(&rt.e, EBFQ_REMEMBER);
 
 	for (i = 0; i < 20; i++)
 		KUNIT_EXPECT_PTR_EQ(test, serve(test, &sd, now, 100, true), &rt);
@@ -638,7 +699,7 @@ static void ebfq_test_weight_change(struct kunit *test)
 	ebfq_sd_init(&sd, NULL);
 	for (i = 0; i < 2; i++) {
 		te_init(&te[i], &sd, equal[i], EBFQ_CLASS_BE, 100);
-		ebfq_entity_activate(&te[i].e, false);
+		ebfq_entity_activate(&te[i].e, EBFQ_REMEMBER);
 	}
 	te[1].e.new_weight = 30;
 	for (i = 0; i < 4002; i++)
@@ -668,10 +729,10 @@ static void ebfq_test_hierarchy(struct kunit *test)
 	te_init(&q1, &gsd, 100, EBFQ_CLASS_BE, 128);
 	te_init(&q2, &gsd, 300, EBFQ_CLASS_BE, 128);
 
-	ebfq_entity_activate(&q.e, false);
-	ebfq_entity_activate(&q1.e, false);
+	ebfq_entity_activate(&q.e, EBFQ_REMEMBER);
+	ebfq_entity_activate(&q1.e, EBFQ_REMEMBER);
 	KUNIT_EXPECT_EQ(test, group.e.where, EBFQ_ACTIVE);
-	ebfq_entity_activate(&q2.e, false);
+	ebfq_entity_activate(&q2.e, EBFQ_REMEMBER);
 
 	for (i = 0; i < 8000; i++) {
 		serve(test, &root, 0, 128, true);
@@ -719,8 +780,8 @@ static void ebfq_test_move(struct kunit *test)
 	te_init(&q1, &asd, 40, EBFQ_CLASS_BE, 64);
 	te_init(&q2, &asd, 40, EBFQ_CLASS_BE, 64);
 
-	ebfq_entity_activate(&q1.e, false);
-	ebfq_entity_activate(&q2.e, false);
+	ebfq_entity_activate(&q1.e, EBFQ_REMEMBER);
+	ebfq_entity_activate(&q2.e, EBFQ_REMEMBER);
 	serve(test, &root, 0, 64, true);
 	EXPECT_SD_SOUND(test, &root);
 
@@ -791,7 +852,7 @@ static void ebfq_test_group_idle_class(struct kunit *test)
 	gsd.busy_class_served_ns = now;
 	gsd.idle_class_served_ns = now;
 
-	ebfq_entity_activate(&idle.e, false);
+	ebfq_entity_activate(&idle.e, EBFQ_REMEMBER);
 	KUNIT_EXPECT_NULL(test, ebfq_sd_select(&root, now));
 	KUNIT_EXPECT_EQ(test, root.idle_class_wait_ns,
 			(u64)EBFQ_IDLE_CLASS_GRACE_NS);
@@ -910,7 +971,7 @@ static void ebfq_test_check_detects(struct kunit *test)
 	ebfq_sd_init(&sd, NULL);
 	for (i = 0; i < 3; i++) {
 		te_init(&te[i], &sd, 10 * (i + 1), EBFQ_CLASS_BE, 64);
-		ebfq_entity_activate(&te[i].e, false);
+		ebfq_entity_activate(&te[i].e, EBFQ_REMEMBER);
 	}
 	EXPECT_SD_SOUND(test, &sd);
 
@@ -1030,6 +1091,7 @@ static struct kunit_case ebfq_wf2q_cases[] = {
 	KUNIT_CASE(ebfq_test_surcharge),
 	KUNIT_CASE(ebfq_test_out_of_turn),
 	KUNIT_CASE(ebfq_test_out_of_turn_groups),
+	KUNIT_CASE(ebfq_test_fresh_groups),
 	KUNIT_CASE(ebfq_test_eligible),
 	KUNIT_CASE(ebfq_test_classes),
 	KUNIT_CASE(ebfq_test_weight_change),

@@ -275,21 +275,27 @@ static void __ebfq_entity_activate(struct ebfq_entity *entity, bool fresh)
 /**
  * ebfq_entity_activate - an entity with no work got some
  * @entity: the entity, not active and not in service
- * @fresh: start at V even if an old, later finish is still remembered
+ * @fresh: whether it, and the groups above it, start at V even if an old,
+ *	later finish is still remembered
  *
  * Its start is V, or its old finish if that is still remembered, later,
- * and @fresh is false; its finish is start + budget / weight. Groups above
- * it that were not busy become busy too, fresh if it is: a raised queue
- * that had to wait for its group's remembered finish would wait for the
- * turns of other groups, which is what raising is there to avoid.
+ * and @fresh is EBFQ_REMEMBER; its finish is start + budget / weight.
+ * Groups above it that were not busy become busy too, at V with
+ * EBFQ_FRESH_ALL: an application starting up that had to wait for its
+ * group's remembered finish would wait for the turns of other groups,
+ * which is what raising is there to avoid. A soft real-time queue asks
+ * little, and has EBFQ_FRESH_QUEUE: should its group be past its share,
+ * the group waits for the others, as the weights say.
  */
-void ebfq_entity_activate(struct ebfq_entity *entity, bool fresh)
+void ebfq_entity_activate(struct ebfq_entity *entity, enum ebfq_fresh fresh)
 {
 	for (; entity; entity = entity->sd->owner) {
 		if (entity->where == EBFQ_ACTIVE ||
 		    entity->where == EBFQ_IN_SERVICE)
 			break;
-		__ebfq_entity_activate(entity, fresh);
+		__ebfq_entity_activate(entity, fresh != EBFQ_REMEMBER);
+		if (fresh == EBFQ_FRESH_QUEUE)
+			fresh = EBFQ_REMEMBER;
 	}
 }
 
@@ -580,7 +586,7 @@ void ebfq_entity_move(struct ebfq_entity *entity, struct ebfq_sched_data *sd)
 	}
 	entity->sd = sd;
 	if (active)
-		ebfq_entity_activate(entity, true);
+		ebfq_entity_activate(entity, EBFQ_FRESH_ALL);
 	entity->ops->forget(entity);
 }
 

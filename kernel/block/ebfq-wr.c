@@ -586,6 +586,32 @@ bool ebfq_wr_preempts(struct ebfq_data *ed, struct ebfq_queue *bq)
 	return false;
 }
 
+/**
+ * ebfq_wr_rivals - whether another raised queue would take @bq's shares
+ * @ed: the device
+ * @bq: a raised queue in service, now empty
+ *
+ * A raised queue that comes back takes the device from one that is not,
+ * but not from another raised queue. So, if @bq is not waited for, a
+ * raised queue of another group or weight takes the device until its own
+ * turn ends, and between such queues the shares follow who asks first
+ * rather than the weights: readers that the CPU paces, raised as they
+ * started and then as soft real-time, for one. Cheap: a walk of the few
+ * raised queues.
+ */
+bool ebfq_wr_rivals(struct ebfq_data *ed, struct ebfq_queue *bq)
+{
+	struct ebfq_queue *it;
+
+	lockdep_assert_held(&ed->lock);
+
+	list_for_each_entry(it, &ed->wr_queues, wr_node)
+		if (it != bq && (it->group != bq->group ||
+				 it->entity.weight != bq->entity.weight))
+			return true;
+	return false;
+}
+
 /*
  * Whether @rq, the next request of raised queue @bq, may go out of turn:
  * its queue's budget has room for it and the device queue does not hold
