@@ -491,27 +491,52 @@ static void ebfq_test_out_of_turn(struct kunit *test)
 }
 
 /*
+ * A root scheduler with two groups of weight 100 in it, g1 and g2; their
+ * schedulers are root + 1 and root + 2.
+ */
+static struct ebfq_sched_data *two_groups(struct kunit *test,
+					  struct test_entity *g1,
+					  struct test_entity *g2)
+{
+	/* Three schedulers are too large for the stack. */
+	struct ebfq_sched_data *root = kunit_kcalloc(test, 3, sizeof(*root),
+						     GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, root);
+	ebfq_sd_init(root, NULL);
+	te_init(g1, root, 100, EBFQ_CLASS_BE, 1000);
+	te_init(g2, root, 100, EBFQ_CLASS_BE, 1000);
+	ebfq_sd_init(root + 1, &g1->e);
+	ebfq_sd_init(root + 2, &g2->e);
+	return root;
+}
+
+/* Forget what two_groups()' schedulers remember: no reference is left. */
+static void two_groups_end(struct kunit *test, struct ebfq_sched_data *root,
+			   struct test_entity *const *te, unsigned int nr)
+{
+	unsigned int i;
+
+	ebfq_sd_flush_idle(root + 1);
+	ebfq_sd_flush_idle(root + 2);
+	ebfq_sd_flush_idle(root);
+	for (i = 0; i < nr; i++)
+		KUNIT_EXPECT_EQ(test, te[i]->holds, te[i]->forgets);
+}
+
+/*
  * Out of turn in another group: the group waiting for its turn is charged
  * as its queue is, the root's V moves, and the group in service is
  * charged as in a turn.
  */
 static void ebfq_test_out_of_turn_groups(struct kunit *test)
 {
-	/* Three schedulers are too large for the stack. */
-	struct ebfq_sched_data *root = kunit_kcalloc(test, 3, sizeof(*root),
-						     GFP_KERNEL);
-	struct ebfq_sched_data *gsd1 = root + 1, *gsd2 = root + 2;
 	struct test_entity g1, g2, q1, q2, q3;
+	struct ebfq_sched_data *root = two_groups(test, &g1, &g2);
+	struct ebfq_sched_data *gsd1 = root + 1, *gsd2 = root + 2;
 	struct ebfq_entity *e;
 	u64 vtime;
 
-	KUNIT_ASSERT_NOT_NULL(test, root);
-
-	ebfq_sd_init(root, NULL);
-	te_init(&g1, root, 100, EBFQ_CLASS_BE, 1000);
-	te_init(&g2, root, 100, EBFQ_CLASS_BE, 1000);
-	ebfq_sd_init(gsd1, &g1.e);
-	ebfq_sd_init(gsd2, &g2.e);
 	te_init(&q1, gsd1, 100, EBFQ_CLASS_BE, 1000);
 	te_init(&q3, gsd1, 100, EBFQ_CLASS_BE, 1000);
 	te_init(&q2, gsd2, 100, EBFQ_CLASS_BE, 1000);
@@ -545,13 +570,8 @@ static void ebfq_test_out_of_turn_groups(struct kunit *test)
 
 	ebfq_entity_expire(e, false);
 	ebfq_entity_deactivate(&q3.e);
-	ebfq_sd_flush_idle(gsd1);
-	ebfq_sd_flush_idle(gsd2);
-	ebfq_sd_flush_idle(root);
-	KUNIT_EXPECT_EQ(test, g1.holds, g1.forgets);
-	KUNIT_EXPECT_EQ(test, g2.holds, g2.forgets);
-	KUNIT_EXPECT_EQ(test, q2.holds, q2.forgets);
-	KUNIT_EXPECT_EQ(test, q3.holds, q3.forgets);
+	two_groups_end(test, root,
+		       (struct test_entity *[]){ &g1, &g2, &q2, &q3 }, 4);
 }
 
 /*
@@ -562,23 +582,14 @@ static void ebfq_test_out_of_turn_groups(struct kunit *test)
  */
 static void ebfq_test_fresh_groups(struct kunit *test)
 {
-	/* Three schedulers are too large for the stack. */
-	struct ebfq_sched_data *root = kunit_kcalloc(test, 3, sizeof(*root),
-						     GFP_KERNEL);
-	struct ebfq_sched_data *gsd1 = root + 1, *gsd2 = root + 2;
-	struct ebfq_service_tree *st = &root->tree[EBFQ_CLASS_BE];
 	struct test_entity g1, g2, q1, q2;
+	struct ebfq_sched_data *root = two_groups(test, &g1, &g2);
+	struct ebfq_sched_data *gsd1 = root + 1;
+	struct ebfq_service_tree *st = &root->tree[EBFQ_CLASS_BE];
 	u64 finish;
 
-	KUNIT_ASSERT_NOT_NULL(test, root);
-
-	ebfq_sd_init(root, NULL);
-	te_init(&g1, root, 100, EBFQ_CLASS_BE, 1000);
-	te_init(&g2, root, 100, EBFQ_CLASS_BE, 1000);
-	ebfq_sd_init(gsd1, &g1.e);
-	ebfq_sd_init(gsd2, &g2.e);
 	te_init(&q1, gsd1, 100, EBFQ_CLASS_BE, 1000);
-	te_init(&q2, gsd2, 100, EBFQ_CLASS_BE, 1000);
+	te_init(&q2, root + 2, 100, EBFQ_CLASS_BE, 1000);
 	ebfq_entity_activate(&q1.e, EBFQ_REMEMBER);
 	ebfq_entity_activate(&q2.e, EBFQ_REMEMBER);
 
@@ -606,13 +617,8 @@ static void ebfq_test_fresh_groups(struct kunit *test)
 
 	ebfq_entity_deactivate(&q1.e);
 	ebfq_entity_deactivate(&q2.e);
-	ebfq_sd_flush_idle(gsd1);
-	ebfq_sd_flush_idle(gsd2);
-	ebfq_sd_flush_idle(root);
-	KUNIT_EXPECT_EQ(test, g1.holds, g1.forgets);
-	KUNIT_EXPECT_EQ(test, g2.holds, g2.forgets);
-	KUNIT_EXPECT_EQ(test, q1.holds, q1.forgets);
-	KUNIT_EXPECT_EQ(test, q2.holds, q2.forgets);
+	two_groups_end(test, root,
+		       (struct test_entity *[]){ &g1, &g2, &q1, &q2 }, 4);
 }
 
 /* After its turn a busy entity waits until the others had their share. */
