@@ -271,8 +271,6 @@ struct ebfq_queue {
 	u64 wr_start_ns;		/* raising began */
 	u64 wr_end_ns;			/* ... and ends, unless renewed */
 	unsigned long wr_service;	/* sectors received while raised */
-	unsigned int wr_busy_periods;	/* begun while raised ... */
-	unsigned int wr_periodic;	/* ... of them, as soft-RT ones do */
 	struct list_head wr_node;	/* on ebfq_data.wr_queues if raised */
 	unsigned int burst_id;		/* burst it was born in (ebfq_data) */
 };

@@ -279,8 +279,6 @@ static void ebfq_wr_start(struct ebfq_data *ed, struct ebfq_queue *bq,
 		ed->wr_started[kind]++;
 		bq->wr_start_ns = now;
 		bq->wr_service = 0;
-		bq->wr_busy_periods = 0;
-		bq->wr_periodic = 0;
 		/* A new soft-RT queue has its whole slack. */
 		if (kind == EBFQ_WR_SOFT_RT)
 			bq->softrt_next_ns = 0;
@@ -329,21 +327,14 @@ void ebfq_wr_stop_all(struct ebfq_data *ed)
 }
 
 /*
- * An interactive queue whose raising is up, that asked on average no more
- * than wr_max_softrt_rate over its raising, and most of whose busy periods
- * in it began as a soft real-time one's do, after an idle period longer
- * than idling waits: a player raised as it started, and playing now. At
- * its plain weight, its next chunk would wait for a whole turn of the
- * queue in service (a writer's, say), come late, and the next ones, read
- * at once to catch up, would never show the idle periods the soft
- * real-time rule looks for. As a soft real-time queue with its whole
- * slack, it keeps its raising at each arrival only while
- * ebfq_softrt_next_kept() says so.
- *
- * A reader that the CPU paces asks as little, but comes back within the
- * idle wait, but for a stall of the CPU now and then: a stream, not a
- * player. Handed over, it would stay raised for as long as it reads, at
- * the expense of every queue not raised.
+ * An interactive queue whose raising is up, and that asked on average no
+ * more than wr_max_softrt_rate over its raising: a player raised as it
+ * started, and playing now. At its plain weight, its next chunk would
+ * wait for a whole turn of the queue in service (a writer's, say), come
+ * late, and the next ones, read at once to catch up, would never show
+ * the idle periods the soft real-time rule looks for. As a soft real-time
+ * queue with its whole slack, it keeps its raising at each arrival only
+ * while ebfq_softrt_next_kept() says so.
  */
 static bool ebfq_wr_goes_softrt(const struct ebfq_data *ed,
 				const struct ebfq_queue *bq)
@@ -352,7 +343,6 @@ static bool ebfq_wr_goes_softrt(const struct ebfq_data *ed,
 	u64 raised_ns = bq->wr_end_ns - bq->wr_start_ns;
 
 	return bq->wr_kind == EBFQ_WR_INTERACTIVE &&
-	       bq->wr_periodic * 2 > bq->wr_busy_periods &&
 	       (u64)bq->wr_service * NSEC_PER_SEC <=
 	       (u64)ed->tun.wr_max_softrt_rate * raised_ns;
 }
@@ -468,10 +458,6 @@ bool ebfq_wr_queue_busy(struct ebfq_data *ed, struct ebfq_queue *bq,
 	bq->busy_start_ns = now;
 	bq->busy_service = 0;
 
-	if (bq->wr_kind == EBFQ_WR_INTERACTIVE) {
-		bq->wr_busy_periods++;
-		bq->wr_periodic += now >= bq->softrt_next_ns;
-	}
 	if (ebfq_wr_raised(bq) && now >= bq->wr_end_ns)
 		ebfq_wr_expire(ed, bq, now);
 	softrt = !new && now >= bq->softrt_next_ns;

@@ -8,8 +8,7 @@
 #    raised and takes the device from them (a preemption), while the
 #    streamers themselves are no longer raised;
 #  - a reader of small chunks at a steady period becomes soft real-time,
-#    straight from its interactive raising, with no gap unraised; one that
-#    comes back within the idle wait is not handed over;
+#    straight from its interactive raising, with no gap unraised;
 #  - of two raised readers that think between their reads, the one not in
 #    service is sent while the one in service thinks (injection);
 #  - low_latency=0 ends every raising at once and raises nobody after.
@@ -232,21 +231,6 @@ run() {
 		test "$(stat raising_handed_over)" -gt "$ho0"
 	check "$dev: it goes from interactive to soft real-time raising with no gap ($kinds)" \
 		stays_raised "$kinds"
-
-	# A reader of 8 KiB every 2 ms asks as little (4096 sectors/s), but
-	# comes back within the idle wait, as one that the CPU paces does: a
-	# stream, not a player. Its interactive raising is not handed over.
-	# (A stall of the CPU may still keep it away long enough, once, to
-	# look periodic and be raised as soft real-time for a moment.)
-	ho0=$(stat raising_handed_over)
-	ebfq-io softrt "/dev/$dev" 8 2 2 >/tmp/softrt.out &
-	pid=$!
-	kinds=$(watch_kinds "$pid")
-	wait "$pid"
-	note "8 KiB every 2 ms under 3 streamers: $(cat /tmp/softrt.out)"
-	note "its queue showed: $kinds"
-	check "$dev: a reader back within the idle wait is not handed over ($kinds)" \
-		test "$(stat raising_handed_over)" = "$ho0"
 	echo 0 >"$ios/wr_max_time"
 
 	# low_latency=0 ends raisings at once and raises nobody.
