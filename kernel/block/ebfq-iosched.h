@@ -459,6 +459,18 @@ static inline unsigned long ebfq_weight_key(const struct ebfq_entity *entity)
 	return (unsigned long)entity->class_idx << 24 | entity->weight;
 }
 
+/*
+ * Whether two entities are scheduled side by side at the same weight: the
+ * same scheduler (group), so that how the device goes between them does
+ * not move their groups' shares, and the same weight, so that it does
+ * not move theirs.
+ */
+static inline bool ebfq_entity_same_share(const struct ebfq_entity *a,
+					  const struct ebfq_entity *b)
+{
+	return a->sd == b->sd && a->weight == b->weight;
+}
+
 /* ebfq-queue.c */
 int ebfq_queue_cache_create(void);
 void ebfq_queue_cache_destroy(void);

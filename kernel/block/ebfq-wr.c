@@ -606,8 +606,8 @@ bool ebfq_wr_rivals(struct ebfq_data *ed, struct ebfq_queue *bq)
 	lockdep_assert_held(&ed->lock);
 
 	list_for_each_entry(it, &ed->wr_queues, wr_node)
-		if (it != bq && (it->group != bq->group ||
-				 it->entity.weight != bq->entity.weight))
+		if (it != bq &&
+		    !ebfq_entity_same_share(&it->entity, &bq->entity))
 			return true;
 	return false;
 }
@@ -674,9 +674,8 @@ struct request *ebfq_wr_inject(struct ebfq_data *ed, struct ebfq_queue *bq)
 		struct request *rq;
 
 		if (it == bq || !test_bit(EBFQ_QF_SYNC, &it->flags) ||
-		    entity->sd != bq->entity.sd ||
+		    !ebfq_entity_same_share(entity, &bq->entity) ||
 		    entity->class_idx != bq->entity.class_idx ||
-		    entity->weight != bq->entity.weight ||
 		    entity->where != EBFQ_ACTIVE ||
 		    (best_entity && !ebfq_vt_before(entity->finish,
 						    best_entity->finish)))
