@@ -159,7 +159,7 @@ static inline u64 ebfq_subtree_min_start(const struct ebfq_entity *entity)
  */
 enum ebfq_fresh {
 	EBFQ_REMEMBER,		/* start there: the entity had its share */
-	EBFQ_FRESH_QUEUE,	/* the entity starts at V, its groups there */
+	EBFQ_FRESH_QUEUE,	/* it at V, the groups above at their finish */
 	EBFQ_FRESH_ALL,		/* it and the groups activated with it at V */
 };
 
