@@ -257,6 +257,7 @@ struct ebfq_queue {
 	unsigned short ioprio;		/* ioprio in use, for async lookup */
 	unsigned int orig_weight;	/* weight of the ioprio, not raised */
 	pid_t pid;			/* process that made it, for debugfs */
+	pid_t family;			/* its parent, or its process (bursts) */
 	struct list_head all_node;	/* on ebfq_data.all_queues */
 
 	/* Busy periods, which the raising heuristics judge (ns, sectors). */
@@ -398,6 +399,7 @@ struct ebfq_data {
 	 * large enough is a batch of workers, not an application starting.
 	 */
 	u64 burst_last_ns;		/* the last queue born */
+	pid_t burst_family;		/* ... and its family */
 	unsigned int burst_id;		/* the current burst */
 	unsigned int burst_size;	/* queues born in it */
 	bool burst_large;		/* it reached ebfq_burst_large */
@@ -521,6 +523,8 @@ unsigned long ebfq_time_charge(unsigned long service, unsigned long budget,
 u64 ebfq_rate_filter(u64 peak_rate, u64 sample);
 
 void ebfq_wr_queue_init(struct ebfq_queue *bq);
+pid_t ebfq_task_family(struct task_struct *task);
+bool ebfq_burst_join(struct ebfq_data *ed, struct ebfq_queue *bq, u64 now);
 bool ebfq_wr_queue_busy(struct ebfq_data *ed, struct ebfq_queue *bq,
 			bool write, u64 now);
 void ebfq_wr_queue_idle(struct ebfq_data *ed, struct ebfq_queue *bq, u64 now);

@@ -136,6 +136,7 @@ void ebfq_queue_setup(struct ebfq_data *ed, struct ebfq_queue *bq,
 	bq->ioprio = ioprio;
 	bq->orig_weight = ebfq_ioprio_weight(ioprio);
 	bq->pid = current->pid;
+	bq->family = ebfq_task_family(current);
 	bq->next_budget = ebfq_max_budget(ed);
 	ebfq_wr_queue_init(bq);
 	list_add_tail(&bq->all_node, &ed->all_queues);

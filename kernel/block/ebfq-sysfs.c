@@ -275,7 +275,7 @@ static int ebfq_queues_show(void *data, struct seq_file *m)
 
 	u64 now = ktime_get_coarse_ns();
 
-	seq_puts(m, "pid type class weight where budget service next_budget start finish queued dispatched seeky ref raised raised_ms_left burst\n");
+	seq_puts(m, "pid type class weight where budget service next_budget start finish queued dispatched seeky ref raised raised_ms_left burst family\n");
 	spin_lock_irq(&ed->lock);
 	list_for_each_entry(bq, &ed->all_queues, all_node) {
 		const struct ebfq_entity *en = &bq->entity;
@@ -283,7 +283,7 @@ static int ebfq_queues_show(void *data, struct seq_file *m)
 
 		if (ebfq_wr_raised(bq) && bq->wr_end_ns > now)
 			left = div_u64(bq->wr_end_ns - now, NSEC_PER_MSEC);
-		seq_printf(m, "%d %s %s %u %s %lu %lu %lu %llu %llu %u %u %d %d %s %llu %u\n",
+		seq_printf(m, "%d %s %s %u %s %lu %lu %lu %llu %llu %u %u %d %d %s %llu %u %d\n",
 			   bq->pid,
 			   test_bit(EBFQ_QF_SYNC, &bq->flags) ? "sync" : "async",
 			   ebfq_class_names[en->class_idx], en->weight,
@@ -291,7 +291,8 @@ static int ebfq_queues_show(void *data, struct seq_file *m)
 			   en->service, bq->next_budget, en->start, en->finish,
 			   bq->queued, bq->dispatched,
 			   hweight32(bq->seek_history), bq->ref,
-			   ebfq_wr_names[bq->wr_kind], left, bq->burst_id);
+			   ebfq_wr_names[bq->wr_kind], left, bq->burst_id,
+			   bq->family);
 	}
 	spin_unlock_irq(&ed->lock);
 	return 0;

@@ -261,6 +261,73 @@ static void ebfq_test_other_group_served(struct kunit *test)
 }
 #endif
 
+/*
+ * Births, each @gap ms after the one before, of a queue of family
+ * @family: whether each joins a large burst.
+ */
+struct ebfq_test_birth {
+	unsigned int gap_ms;
+	pid_t family;
+	bool large;
+};
+
+static void ebfq_test_bursts(struct kunit *test)
+{
+	static const struct ebfq_test_birth births[] = {
+		/* A batch forked at once: the 8th makes it large. */
+		{ 0, 10 }, { 5, 10 }, { 5, 10 }, { 5, 10 },
+		{ 5, 10 }, { 5, 10 }, { 5, 10 }, { 5, 10, true },
+		/* A worker forked late, on a slow CPU, still belongs. */
+		{ 600, 10, true },
+		/*
+		 * A stranger that late starts a burst of its own. Kin of the
+		 * queue before join it half a second on; a stranger does not
+		 * 300 ms on, nor does kin 1.1 s on.
+		 */
+		{ 2000, 20 }, { 5, 30 }, { 5, 30 }, { 500, 30 },
+		{ 300, 40 }, { 1100, 40 },
+		/* Strangers close together are a burst, kin or not... */
+		{ 2000, 50 }, { 100, 60 }, { 100, 70 }, { 100, 80 },
+		{ 100, 90 }, { 100, 100 }, { 100, 110 }, { 100, 120, true },
+		/* ... and whoever follows closely joins it. */
+		{ 150, 130, true },
+	};
+	struct ebfq_data *ed = kunit_kzalloc(test, sizeof(*ed), GFP_KERNEL);
+	struct ebfq_queue *bq = kunit_kcalloc(test, ARRAY_SIZE(births),
+					      sizeof(*bq), GFP_KERNEL);
+	u64 now = MS(1000);
+	unsigned int i, j;
+	bool large;
+
+	KUNIT_ASSERT_NOT_NULL(test, ed);
+	KUNIT_ASSERT_NOT_NULL(test, bq);
+	spin_lock_init(&ed->lock);
+	INIT_LIST_HEAD(&ed->all_queues);
+	INIT_LIST_HEAD(&ed->wr_queues);
+
+	for (i = 0; i < ARRAY_SIZE(births); i++) {
+		now += MS(births[i].gap_ms);
+		bq[i].family = births[i].family;
+		INIT_LIST_HEAD(&bq[i].wr_node);
+		list_add_tail(&bq[i].all_node, &ed->all_queues);
+		spin_lock_irq(&ed->lock);
+		large = ebfq_burst_join(ed, &bq[i], now);
+		spin_unlock_irq(&ed->lock);
+		KUNIT_EXPECT_EQ_MSG(test, large, births[i].large, "birth %u", i);
+	}
+	/* A burst that grows large takes its first members along. */
+	for (i = 0; i < ARRAY_SIZE(births); i++) {
+		large = false;
+		for (j = 0; j < ARRAY_SIZE(births); j++)
+			large |= births[j].large &&
+				 bq[j].burst_id == bq[i].burst_id;
+		KUNIT_EXPECT_EQ_MSG(test,
+				    test_bit(EBFQ_QF_LARGE_BURST, &bq[i].flags),
+				    large, "queue %u", i);
+	}
+	KUNIT_EXPECT_EQ(test, ed->large_bursts, 2UL);
+}
+
 static struct kunit_case ebfq_wr_cases[] = {
 	KUNIT_CASE(ebfq_test_wr_duration),
 	KUNIT_CASE(ebfq_test_softrt_rule),
@@ -268,6 +335,7 @@ static struct kunit_case ebfq_wr_cases[] = {
 	KUNIT_CASE(ebfq_test_time_charge),
 	KUNIT_CASE(ebfq_test_rate_filter),
 	KUNIT_CASE(ebfq_test_write_window),
+	KUNIT_CASE(ebfq_test_bursts),
 #ifdef CONFIG_IOSCHED_EBFQ_CGROUP
 	KUNIT_CASE(ebfq_test_group_scale),
 	KUNIT_CASE(ebfq_test_other_group_served),

@@ -15,6 +15,8 @@
 #include <linux/blk-mq.h>
 #include <linux/kernel.h>
 #include <linux/math64.h>
+#include <linux/rcupdate.h>
+#include <linux/sched/signal.h>
 
 #include "ebfq-iosched.h"
 
@@ -48,12 +50,24 @@ static const unsigned int ebfq_wr_heavy_weight = 40;
 
 /*
  * Queues born less than ebfq_burst_gap_ns after the one before them form
- * a burst; ebfq_burst_large or more of them are the workers of one batch
+ * a burst (kin, less than ebfq_burst_kin_gap_ns); ebfq_burst_large or more
+ * of them are the workers of one batch
  * (make -j, a benchmark's jobs, a parallel copy), not applications the
  * user is waiting for: none of them is raised as interactive.
  */
 static const u64 ebfq_burst_gap_ns = 200 * NSEC_PER_MSEC;
 static const unsigned int ebfq_burst_large = 8;
+
+/*
+ * A queue of the same family as the one born before it (ebfq_task_family():
+ * a sibling process, or a thread of the same process) joins its burst if
+ * born less than this (ns) after it: a batch's parent forks its workers one
+ * after the other, and on a slow board whose CPU the first workers' I/O
+ * already keeps busy (a card without DMA), the last ones come hundreds of
+ * milliseconds late; a worker raised as interactive would then stream at
+ * a start-up's weight for the whole raising.
+ */
+static const u64 ebfq_burst_kin_gap_ns = NSEC_PER_SEC;
 
 /*
  * A queue is soft real-time if it comes back no earlier than its last busy
@@ -386,23 +400,52 @@ void ebfq_wr_check(struct ebfq_data *ed, u64 now)
 	ed->wr_next_end_ns = next;
 }
 
-/*
- * A new queue is born: it joins the current burst, or starts one. Returns
- * true if the burst it joined is large: the queue is not to be raised,
- * and neither are the others of the burst, then or later, as interactive
- * or as soft real-time: batch workers on a busy CPU read in bursts too.
+/**
+ * ebfq_task_family - who a task's queues are kin to, for bursts
+ * @task: the task that makes a queue
+ *
+ * Return: the tgid of its process's parent, for the main thread of a
+ * process; the tgid of its own process, for another thread.
  */
-static bool ebfq_burst_join(struct ebfq_data *ed, struct ebfq_queue *bq,
-			    u64 now)
+pid_t ebfq_task_family(struct task_struct *task)
 {
+	pid_t family;
+
+	if (!thread_group_leader(task))
+		return task_tgid_nr(task);
+	rcu_read_lock();
+	family = task_tgid_nr(rcu_dereference(task->real_parent));
+	rcu_read_unlock();
+	return family;
+}
+
+/**
+ * ebfq_burst_join - a new queue is born: it joins the current burst, or
+ * starts one
+ * @ed: the device
+ * @bq: the queue, its family set
+ * @now: ebfq_now()
+ *
+ * Return: true if the burst it joined is large: the queue is not to be
+ * raised, and neither are the others of the burst, then or later, as
+ * interactive or as soft real-time: batch workers on a busy CPU read in
+ * bursts too.
+ */
+bool ebfq_burst_join(struct ebfq_data *ed, struct ebfq_queue *bq, u64 now)
+{
+	u64 gap = bq->family == ed->burst_family ? ebfq_burst_kin_gap_ns :
+						   ebfq_burst_gap_ns;
 	struct ebfq_queue *it, *tmp;
 
-	if (!ed->burst_size || now - ed->burst_last_ns > ebfq_burst_gap_ns) {
+	lockdep_assert_held(&ed->lock);
+
+	if (!ed->burst_size || now - ed->burst_last_ns > gap) {
 		ed->burst_id++;
 		ed->burst_size = 0;
 		ed->burst_large = false;
 	}
 	ed->burst_last_ns = now;
+	ed->burst_family = bq->family;
 	ed->burst_size++;
 	bq->burst_id = ed->burst_id;
 	if (ed->burst_large) {
