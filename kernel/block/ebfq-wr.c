@@ -49,11 +49,11 @@ static const unsigned long ebfq_wr_heavy_sectors = 2 * 131072;
 static const unsigned int ebfq_wr_heavy_weight = 40;
 
 /*
- * Queues born less than ebfq_burst_gap_ns after the one before them form
- * a burst (kin, less than ebfq_burst_kin_gap_ns); ebfq_burst_large or more
- * of them are the workers of one batch
- * (make -j, a benchmark's jobs, a parallel copy), not applications the
- * user is waiting for: none of them is raised as interactive.
+ * Queues born less than ebfq_burst_gap_ns after the one before them (kin
+ * of it: ebfq_burst_kin_gap_ns) form a burst; ebfq_burst_large or more of
+ * them are the workers of one batch (make -j, a benchmark's jobs, a
+ * parallel copy), not applications the user is waiting for: none of them
+ * is raised as interactive.
  */
 static const u64 ebfq_burst_gap_ns = 200 * NSEC_PER_MSEC;
 static const unsigned int ebfq_burst_large = 8;
