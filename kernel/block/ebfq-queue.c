@@ -209,6 +209,7 @@ static struct ebfq_queue *ebfq_async_queue(struct ebfq_data *ed,
 			return NULL;
 		(*slot)->ref = 1;
 		(*slot)->pid = 0;
+		(*slot)->family = 0;
 	}
 	return *slot;
 }
